@@ -1,0 +1,198 @@
+"""Custom operations: subclass ``Function``, write ``forward`` and ``backward``.
+
+As in PyTorch::
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+    y = Exp.apply(x)          # y.grad_fn is an ExpBackward node
+
+``forward`` runs without recording (it sees tensors, but builds no graph); the ``ctx`` it
+receives *is* the node that becomes the outputs' ``grad_fn``.
+"""
+
+from ..backend import array_module
+from ..tensor import Tensor
+from .grad_mode import is_grad_enabled, no_grad
+from .graph import attach, edge_of
+from .node import Node, SavedOutput, SavedTensor
+
+
+class FunctionCtx:
+    """What ``forward`` may tell ``backward``: saved tensors and flags."""
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument 0 is of type "
+                    f"{type(t).__name__}"
+                )
+        self.to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        return self.saved_values
+
+    def mark_dirty(self, *tensors):
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node of a custom Function; each Function gets a subclass named ``<Name>Backward``."""
+
+    _forward_cls = None
+
+    def __init__(self, next_functions=()):
+        super().__init__(next_functions)
+        self.to_save = ()
+        self.dirty_tensors = ()
+        self.non_differentiable = ()
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+        self.output_metas = ()
+        self.tensor_positions = ()
+        self.num_outputs = 1
+
+    def apply(self, *grad_outputs):
+        if self.materialize_grads:
+            grad_outputs = tuple(
+                Tensor._make(_zeros(meta)) if g is None and meta is not None else g
+                for g, meta in zip(grad_outputs, self.output_metas)
+            )
+        with_backward = self._forward_cls.backward
+        grads = with_backward(self, *grad_outputs)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        expected = len(self.needs_input_grad)
+        if len(grads) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{expected}, got {len(grads)})"
+            )
+        result = []
+        for position, grad in enumerate(grads):
+            if position not in self.tensor_positions:
+                if grad is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {position + 1}, but the corresponding forward input was not "
+                        "a Variable"
+                    )
+                continue
+            shape = self.input_shapes[position]
+            if grad is not None and grad._data.shape != shape:
+                if grad._data.size == 0 or _broadcastable(shape, grad._data.shape):
+                    grad = grad.sum_to_size(shape)
+                else:
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index "
+                        f"{len(result)} - got {list(grad._data.shape)} but expected shape "
+                        f"compatible with {list(shape)}"
+                    )
+            result.append(grad)
+        return tuple(result)
+
+
+def _zeros(meta):
+    shape, dtype, xp = meta
+    return xp.zeros(shape, dtype=dtype)
+
+
+def _broadcastable(target, shape):
+    if len(shape) < len(target):
+        return False
+    lead = len(shape) - len(target)
+    return all(t == 1 or t == s for t, s in zip(target, shape[lead:]))
+
+
+class Function:
+    """Base class of user-defined differentiable operations (see the module docstring)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(cls.__name__ + "Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls})
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        tensors = [args[i] for i in tensor_positions]
+        recording = is_grad_enabled() and any(t._requires_grad for t in tensors)
+        ctx = cls._backward_cls(tuple(edge_of(t) for t in tensors) if recording else ())
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx.tensor_positions = tensor_positions
+        ctx.input_shapes = {i: args[i]._data.shape for i in tensor_positions}
+        with no_grad():
+            outputs = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(outputs, tuple)
+        outputs = (outputs,) if single else outputs
+        if recording:
+            outputs = _connect(ctx, args, outputs)
+        return outputs[0] if single else outputs
+
+
+def _connect(ctx, args, outputs):
+    """Make ``ctx`` the ``grad_fn`` of the outputs and turn saved tensors into saved values."""
+    dirty = {id(t) for t in ctx.dirty_tensors}
+    non_differentiable = {id(t) for t in ctx.non_differentiable}
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    connected, metas = [], []
+    for output_nr, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            connected.append(out)
+            metas.append(None)
+            continue
+        if id(out) in inputs and id(out) not in dirty:
+            out = out.view_as(out)  # an input returned unchanged: a new tensor, as PyTorch
+        if id(out) in dirty and out._grad_fn is None and out._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation."
+            )
+        metas.append((out._data.shape, out._data.dtype, array_module(out._data)))
+        if id(out) not in non_differentiable and out._data.dtype.kind == "f":
+            attach(out, ctx, output_nr)
+        connected.append(out)
+    ctx.num_outputs = len(outputs)
+    ctx.output_metas = tuple(metas)
+    ctx._saved = tuple(
+        None if t is None else (SavedOutput(t) if t._grad_fn is ctx else SavedTensor(t))
+        for t in ctx.to_save
+    )
+    ctx.to_save = ()
+    return tuple(connected)

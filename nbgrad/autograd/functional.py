@@ -1,0 +1,133 @@
+"""The entry points into the engine: ``backward`` and ``grad``, with their checks."""
+
+from .. import backend
+from ..tensor import Tensor
+from . import graph
+from .engine import run_backward
+
+
+def _tensor_list(value, what):
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value):
+        return list(value)
+    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
+
+
+def _root_edges(outputs):
+    edges = []
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn\n"
+                "nbgrad hint: nothing it was computed from has requires_grad=True "
+                "(chapter 02), or it was computed under no_grad."
+            )
+        edges.append(graph.edge_of(out))
+    return edges
+
+
+def _root_grads(outputs, grad_outputs):
+    """The starting gradients: ``grad_outputs`` checked, or ones for scalar outputs."""
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    else:
+        grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs"
+            if len(grad_outputs) < len(outputs) else
+            f"got {len(grad_outputs)} gradients for {len(outputs)} outputs"
+        )
+    grads = []
+    for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
+        if grad is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs\n"
+                    "nbgrad hint: pass gradient= with the output's shape, or reduce it first "
+                    "(chapter 04)."
+                )
+            grad = Tensor._make(backend.array_module(out._data).ones_like(out._data))
+        elif not isinstance(grad, Tensor):
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(grad).__name__}"
+            )
+        else:
+            if grad._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape!r} and "
+                    f"output[{i}] has a shape of {out.shape!r}."
+                )
+            if grad.device != out.device:
+                raise RuntimeError(
+                    f"invalid gradient at index {i} - expected device {out.device} but got "
+                    f"{grad.device}"
+                )
+            if grad._data.dtype != out._data.dtype:
+                grad = grad.to(out.dtype)
+        grads.append(grad)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves."""
+    outputs = _tensor_list(tensors, "tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outputs)
+    grads = _root_grads(outputs, grad_tensors)
+    if inputs is None:
+        run_backward(roots, grads, retain_graph, create_graph)
+        return
+    inputs = _tensor_list(inputs, "inputs")
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    input_grads = run_backward(roots, grads, retain_graph, create_graph,
+                               capture=[_input_edge(t) for t in inputs])
+    for tensor, grad in zip(inputs, input_grads):
+        if grad is None:
+            continue
+        if tensor._grad_fn is None:
+            graph.grad_accumulator(tensor).apply(grad)
+        else:
+            current = getattr(tensor, "_grad", None)
+            tensor._grad = grad.detach().clone() if current is None else current + grad.detach()
+
+
+def _input_edge(tensor):
+    if not tensor._requires_grad:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return graph.edge_of(tensor)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated."""
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched is not supported by nbgrad")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    outputs = _tensor_list(outputs, "outputs")
+    inputs = _tensor_list(inputs, "inputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outputs)
+    grads = _root_grads(outputs, grad_outputs)
+    result = run_backward(roots, grads, retain_graph, create_graph,
+                          capture=[_input_edge(t) for t in inputs])
+    for i, (tensor, g) in enumerate(zip(inputs, result)):
+        if g is None:
+            if materialize_grads:
+                result[i] = Tensor._make(tensor._data * 0)
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+    return tuple(result)

@@ -1,0 +1,80 @@
+"""Connecting a new node to the graph: edges to the inputs, the output's ``grad_fn``.
+
+Every operation does the same three things when it records itself:
+
+1. decide whether to record at all: grad mode is on and some input requires grad;
+2. build its node with one edge per input (``edge_of``);
+3. make the node the output's ``grad_fn`` (``attach``).
+"""
+
+import weakref
+
+from .grad_mode import _state
+from ..tensor import Tensor
+from .node import AccumulateGrad, SavedOutput, SavedTensor
+
+NO_EDGE = (None, 0)
+
+
+def should_record(*tensors):
+    """True when grad mode is on and at least one of ``tensors`` requires grad."""
+    if not _state.enabled:
+        return False
+    for t in tensors:
+        if t._requires_grad:
+            return True
+    return False
+
+
+def edge_of(tensor):
+    """Where the gradient for ``tensor`` goes: its ``grad_fn``, its leaf accumulator, or nowhere."""
+    fn = tensor._grad_fn
+    if fn is not None:
+        return (fn, tensor._output_nr)
+    if tensor._requires_grad:
+        return (grad_accumulator(tensor), 0)
+    return NO_EDGE
+
+
+def grad_accumulator(leaf):
+    """The leaf's ``AccumulateGrad`` node, shared by every graph that uses the leaf.
+
+    The leaf holds it weakly (the node holds the leaf), so no reference cycle forms.
+    """
+    ref = getattr(leaf, "_accumulator", None)
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(node)
+    return node
+
+
+def attach(output, node, output_nr=0):
+    """Make ``node`` the ``grad_fn`` of ``output``: the output is now a non-leaf."""
+    output._grad_fn = node
+    output._output_nr = output_nr
+    output._requires_grad = True
+    return output
+
+
+OUTPUT = object()  # stands for the output in ``record(..., saved=...)``
+
+
+def record(node_cls, output, inputs, saved=(), **attributes):
+    """Create the node for ``output = op(*inputs)`` and attach it.
+
+    ``inputs`` has ``None`` where an operand is a number (no edge). ``saved`` are the
+    values backward needs (tensors are version-checked); ``OUTPUT``
+    among them saves the output itself. ``attributes`` are plain values the formula
+    needs, such as shapes or dims (they are not freed after backward).
+    """
+    node = node_cls(tuple([NO_EDGE if t is None else edge_of(t) for t in inputs]))
+    attach(output, node)
+    for name, value in attributes.items():
+        setattr(node, name, value)
+    if saved:
+        node._saved = tuple(
+            SavedOutput(output) if v is OUTPUT else (SavedTensor(v) if isinstance(v, Tensor) else v)
+            for v in saved
+        )
+    return node

@@ -1,0 +1,239 @@
+"""The backward graph: nodes (``grad_fn``), their edges, and the tensors they save.
+
+Running an operation on tensors that require grad creates one node, an instance of a
+class named as PyTorch names it (``MulBackward0``). The node knows
+
+* ``next_functions``: one edge ``(node, output_nr)`` per differentiable input, leading
+  to the node that produced that input, to an ``AccumulateGrad`` for a leaf, or
+  ``(None, 0)`` for an input that needs no gradient;
+* its saved values: what its backward formula needs from the forward pass. A saved
+  tensor remembers the version it had when it was saved; if an in-place operation has
+  changed it since, unpacking it raises. After backward they are freed (unless
+  ``retain_graph=True``), and using them again raises.
+
+A node never holds its own outputs (that would be a reference cycle); an output it must
+save is kept as its array and version counter, and rebuilt when unpacked.
+"""
+
+import itertools
+import re
+import weakref
+
+from .grad_mode import is_grad_enabled
+
+_sequence = itertools.count()
+LAST = 2**63
+_FREED = object()
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.\nnbgrad hint: chapter 04 (retain_graph) explains why."
+)
+
+
+class Node:
+    """A ``grad_fn``: one operation of the forward pass, seen from the backward pass."""
+
+    __slots__ = ("next_functions", "_sequence_nr", "_saved", "_hooks", "__weakref__")
+    num_outputs = 1
+
+    def __init__(self, next_functions=()):
+        self.next_functions = next_functions
+        self._sequence_nr = next(_sequence)
+        self._saved = ()
+        self._hooks = None
+
+    def apply(self, *grad_outputs):
+        """Gradients for ``next_functions`` given the gradients of this node's outputs."""
+        raise NotImplementedError
+
+    # -- saved values -----------------------------------------------------------------
+    def save(self, *values):
+        """Keep what backward needs; tensors are version-checked when unpacked."""
+        self._saved = tuple(SavedTensor(v) if hasattr(v, "_vc") else v for v in values)
+
+    @property
+    def saved_values(self):
+        """The saved values, unpacked: tensors are checked against their saved version."""
+        saved = self._saved
+        if saved is _FREED:
+            raise RuntimeError(SECOND_BACKWARD)
+        return tuple(v.unpack(self) if type(v) in _SAVED_TYPES else v for v in saved)
+
+    def _release(self):
+        if self._saved:
+            self._saved = _FREED
+
+    # -- introspection, as PyTorch offers it -----------------------------------------
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    @property
+    def metadata(self):
+        return self._node_hooks().metadata
+
+    # -- hooks ------------------------------------------------------------------------
+    def _node_hooks(self):
+        if self._hooks is None:
+            self._hooks = NodeHooks()
+        return self._hooks
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        return add_hook(self._node_hooks().post, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        return add_hook(self._node_hooks().pre, fn)
+
+
+class NodeHooks:
+    """Everything hooked onto a node; created only for nodes that have hooks."""
+
+    __slots__ = ("pre", "post", "tensor_pre", "retains_grad", "metadata")
+
+    def __init__(self):
+        self.pre = {}
+        self.post = {}
+        self.tensor_pre = {}  # output_nr -> {id: hook}: hooks registered on the output tensor
+        self.retains_grad = {}  # output_nr -> weak reference to the tensor that retains grad
+        self.metadata = {}
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "id")
+    _ids = itertools.count()
+
+    def __init__(self, hooks):
+        self._hooks = weakref.ref(hooks) if _weakrefable(hooks) else (lambda: hooks)
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _weakrefable(obj):
+    try:
+        weakref.ref(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def add_hook(hooks, fn):
+    if not callable(fn):
+        raise TypeError(f"hook must be callable, got {type(fn).__name__}")
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class AccumulateGrad(Node):
+    """The node behind a leaf: adds the incoming gradient into ``leaf.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self._sequence_nr = LAST  # when ready, accumulate before anything else runs
+        self.variable = variable
+
+    def apply(self, grad):
+        variable = self.variable
+        current = getattr(variable, "_grad", None)
+        if current is None:
+            # A fresh array: the incoming gradient may be shared with another leaf or be a
+            # read-only broadcast, and .grad is later updated in place.
+            variable._grad = grad if is_grad_enabled() else grad.detach().clone()
+        elif is_grad_enabled():
+            variable._grad = current + grad
+        else:
+            current._data += grad._data
+            current._vc[0] += 1
+        post_hooks = getattr(variable, "_post_accumulate_hooks", None)
+        for hook in tuple(post_hooks.values()) if post_hooks else ():
+            hook(variable)
+        return ()
+
+
+class SavedTensor:
+    """An input saved for backward, with the version it had when it was saved."""
+
+    __slots__ = ("tensor", "version")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.version = tensor._vc[0]
+
+    def unpack(self, node):
+        tensor = self.tensor
+        if tensor._vc[0] != self.version:
+            fn = tensor._grad_fn
+            output_nr = 0 if fn is None else tensor._output_nr
+            raise RuntimeError(_modified_message(tensor, fn, output_nr, self.version))
+        return tensor
+
+
+class SavedOutput:
+    """An output saved by the node that produced it: its array and version counter only."""
+
+    __slots__ = ("tensor_type", "data", "vc", "version", "requires_grad", "output_nr")
+
+    def __init__(self, output):
+        self.tensor_type = type(output)
+        self.retarget(output)
+
+    def retarget(self, output):
+        """Follow ``output`` (used when an in-place operation makes another tensor the output)."""
+        self.data = output._data
+        self.vc = output._vc
+        self.version = output._vc[0]
+        self.requires_grad = output._requires_grad
+        self.output_nr = output._output_nr
+
+    def unpack(self, node):
+        if self.vc[0] != self.version:
+            probe = self.tensor_type._make(self.data)
+            raise RuntimeError(_modified_message(probe, node, self.output_nr, self.version, self.vc[0]))
+        out = self.tensor_type._make(self.data, vc=self.vc)
+        if is_grad_enabled() and self.requires_grad:
+            out._grad_fn = node
+            out._output_nr = self.output_nr
+            out._requires_grad = True
+        return out
+
+
+_SAVED_TYPES = (SavedTensor, SavedOutput)
+
+
+def short_name(node):
+    """``MulBackward0`` -> ``Mul``, as PyTorch names a node inside error messages."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def _modified_message(tensor, fn, output_nr, expected, current=None):
+    current = tensor._vc[0] if current is None else current
+    where = f", which is output {output_nr} of {short_name(fn)}," if fn is not None else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{where} is at version "
+        f"{current}; expected version {expected} instead.\n"
+        "nbgrad hint: an in-place operation changed a tensor that backward needs; use its "
+        "out-of-place form (chapter 05 explains version counters)."
+    )

@@ -1,0 +1,32 @@
+"""``Variable``, as it survives in PyTorch since 0.4: a name for ``Tensor``.
+
+Before PyTorch 0.4 a ``Variable`` wrapped a tensor and carried the autograd state; the two
+were merged, so ``Variable(t)`` now simply returns a tensor (chapter 00). ``volatile=True``
+was the old ``no_grad`` and only warns.
+"""
+
+import warnings
+
+from ..tensor import Tensor
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """``Variable(data, requires_grad=False)`` returns a Tensor sharing ``data``'s storage."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if volatile:
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                "instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        tensor = Tensor._make(data._data, data._vc)
+        return tensor.requires_grad_(requires_grad)

@@ -1,0 +1,121 @@
+"""Where a tensor's numbers live: NumPy arrays on the CPU, CuPy arrays on a CUDA GPU.
+
+Every operation computes with the array module of its inputs (``array_module``), so the
+same code runs on either device and nothing is copied between them behind your back.
+"""
+
+import numpy as np
+
+try:  # CuPy is optional: the ``cuda12`` extra installs it.
+    import cupy
+except Exception:  # ImportError, or a CUDA library that fails to load
+    cupy = None
+
+
+class device:
+    """A device name as PyTorch spells it: ``device("cpu")``, ``device("cuda", 0)``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, str) and ":" in type:
+            type, _, idx = type.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+            index = int(idx)
+        if type not in ("cpu", "cuda"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device string: {type}"
+            )
+        if type == "cpu":
+            index = None
+        self.type = type
+        self.index = index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+
+CPU = device("cpu")
+
+
+def cuda_is_available():
+    """True only when CuPy imports *and* a GPU can actually be used."""
+    if cupy is None:
+        return False
+    try:
+        return bool(cupy.is_available())
+    except Exception:
+        return False
+
+
+def cuda_device_count():
+    if not cuda_is_available():
+        return 0
+    return cupy.cuda.runtime.getDeviceCount()
+
+
+def array_module(array):
+    """``numpy`` for a NumPy array, ``cupy`` for a CuPy one."""
+    if type(array) is np.ndarray or cupy is None:
+        return np
+    return cupy.get_array_module(array)
+
+
+def device_of(array):
+    if type(array) is np.ndarray:
+        return CPU
+    return device("cuda", array.device.id)
+
+
+def _cuda_index(dev):
+    if not cuda_is_available():
+        raise RuntimeError(
+            "Torch not compiled with CUDA enabled: nbgrad found no usable GPU "
+            "(install the `cuda12` extra on a machine with an NVIDIA GPU)."
+        )
+    index = 0 if dev.index is None else dev.index
+    if index >= cuda_device_count():
+        raise RuntimeError(
+            f"CUDA error: invalid device ordinal (device {index} requested, "
+            f"{cuda_device_count()} available)"
+        )
+    return index
+
+
+def to_device(array, dev):
+    """The array on ``dev``: the same array when it is already there, else a copy."""
+    dev = device(dev)
+    if dev.type == "cpu":
+        if type(array) is np.ndarray:
+            return array
+        return cupy.asnumpy(array)
+    index = _cuda_index(dev)
+    if type(array) is not np.ndarray and array.device.id == index:
+        return array
+    with cupy.cuda.Device(index):
+        return cupy.asarray(array)
+
+
+def module_for(dev):
+    """The array module that creates arrays on ``dev``."""
+    dev = device(dev)
+    if dev.type == "cpu":
+        return np
+    _cuda_index(dev)
+    return cupy

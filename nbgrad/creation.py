@@ -1,0 +1,207 @@
+"""Making tensors: from data (``tensor``, ``as_tensor``, ``from_numpy``) and from shapes.
+
+Every creation function takes PyTorch's keywords ``dtype=``, ``device=`` and
+``requires_grad=``; values are built with NumPy and then moved to the device.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+
+from . import backend, dtypes
+from .tensor import ONLY_FLOAT_GRAD, Tensor
+
+_SCALARS = (bool, int, float, np.generic)
+
+
+def _finish(data, dtype, device, requires_grad):
+    """Cast, move and flag a freshly built array as a leaf tensor."""
+    if dtype is not None:
+        np_dtype = dtypes.to_numpy_dtype(dtype)
+        if data.dtype != np_dtype:
+            data = data.astype(np_dtype)
+    dtypes.from_numpy_dtype(data.dtype)  # refuses dtypes nbgrad has no name for
+    if device is not None:
+        data = backend.to_device(data, device)
+    t = Tensor._make(data)
+    if requires_grad:
+        if data.dtype.kind != "f":
+            raise RuntimeError(ONLY_FLOAT_GRAD)
+        t._requires_grad = True
+    return t
+
+
+def _infer(values):
+    """A NumPy array from nested Python data, with PyTorch's choice of dtype."""
+    if isinstance(values, Tensor):
+        return backend.to_device(values._data, "cpu")
+    if isinstance(values, np.ndarray):
+        return values
+    if isinstance(values, _SCALARS):
+        return _scalar_array(values)
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"new(): invalid data type '{type(values).__name__}'")
+    _check_ragged(values, 0)
+    if not values:
+        return np.zeros(0, dtypes.get_default_dtype().numpy)
+    if any(isinstance(v, (Tensor, np.ndarray)) for v in values):
+        return np.stack([_infer(v) for v in values])
+    array = np.array(values)
+    kind = array.dtype.kind
+    if kind == "f":  # Python floats: the default dtype, not float64
+        return array.astype(dtypes.get_default_dtype().numpy)
+    if kind in "iu":
+        return array.astype(np.int64)
+    if kind == "b":
+        return array
+    raise TypeError(f"new(): invalid data type '{type(np.ravel(array)[0].item()).__name__}'")
+
+
+def _scalar_array(value):
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    if isinstance(value, bool):
+        return np.asarray(value, dtype=np.bool_)
+    if isinstance(value, int):
+        return np.asarray(value, dtype=np.int64)
+    return np.asarray(value, dtype=dtypes.get_default_dtype().numpy)
+
+
+def _check_ragged(values, dim):
+    lengths = {len(v) if isinstance(v, (list, tuple)) else None for v in values}
+    if len(lengths) > 1:
+        first = len(values[0]) if isinstance(values[0], (list, tuple)) else None
+        for v in values:
+            got = len(v) if isinstance(v, (list, tuple)) else None
+            if got != first:
+                raise ValueError(
+                    f"expected sequence of length {first} at dim {dim + 1} (got {got})"
+                )
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            _check_ragged(v, dim + 1)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf tensor holding a copy of ``data`` (numbers, nested lists, arrays)."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    array = _infer(data)
+    return _finish(np.array(array, copy=True), dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can."""
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype, device=device) if (dtype or device) else data
+    return _finish(_infer(data), dtype, device, False)
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with ``ndarray``: changing one changes the other."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    return Tensor._make(ndarray if dtypes.from_numpy_dtype(ndarray.dtype) else ndarray)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(
+                f"size must be a sequence of ints, but got an element of type {type(s).__name__}"
+            )
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(size)}"
+            )
+    return tuple(int(s) for s in size)
+
+
+def _default(dtype):
+    return dtypes.get_default_dtype() if dtype is None else dtype
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(np.zeros(_size(size), dtypes.to_numpy_dtype(_default(dtype))), None, device,
+                   requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(np.ones(_size(size), dtypes.to_numpy_dtype(_default(dtype))), None, device,
+                   requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = dtypes.from_numpy_dtype(_scalar_array(fill_value).dtype)
+    return _finish(np.full(_size((size,)), fill_value, dtypes.to_numpy_dtype(dtype)), None,
+                   device, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if values[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    if (values[1] - values[0]) * values[2] < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        floating = any(isinstance(v, float) for v in values)
+        dtype = dtypes.get_default_dtype() if floating else dtypes.int64
+    n = max(0, int(np.ceil((values[1] - values[0]) / values[2])))
+    data = (values[0] + values[2] * np.arange(n, dtype=np.float64))
+    return _finish(data.astype(dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    if not isinstance(steps, numbers.Integral) or steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    data = np.linspace(start, end, steps, dtype=np.float64)
+    return _finish(data.astype(dtypes.to_numpy_dtype(_default(dtype))), None, device,
+                   requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, n if m is None else m, dtype=dtypes.to_numpy_dtype(_default(dtype))),
+                   None, device, requires_grad)
+
+
+def _like(name, input, dtype, device, requires_grad, make):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return make(input.shape, dtype=input.dtype if dtype is None else dtype,
+                device=input.device if device is None else device, requires_grad=requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like("zeros_like", input, dtype, device, requires_grad, zeros)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like("ones_like", input, dtype, device, requires_grad, ones)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like("empty_like", input, dtype, device, requires_grad, zeros)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return _like("full_like", input, dtype, device, requires_grad,
+                 lambda size, **kw: full(size, fill_value, **kw))

@@ -1,0 +1,12 @@
+"""``nbgrad.cuda``: is a GPU usable here, and how many."""
+
+from .backend import cuda_device_count, cuda_is_available
+
+
+def is_available():
+    """True only when CuPy imports *and* a CUDA device can actually be used."""
+    return cuda_is_available()
+
+
+def device_count():
+    return cuda_device_count()

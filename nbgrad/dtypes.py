@@ -1,0 +1,118 @@
+"""Data types, named and promoted as PyTorch does.
+
+A tensor keeps its values in a NumPy (or CuPy) array, so its dtype *is* the array's
+dtype; this module only gives those dtypes PyTorch's names and PyTorch's promotion rules,
+which differ from NumPy's in two places that matter for training:
+
+* a Python number never widens a tensor (``float32_tensor * 0.5`` stays float32), and an
+  integer tensor meets a Python float in the *default* float dtype, float32;
+* between tensors, a dimensioned tensor outranks a zero-dimensional one of the same kind
+  (``float32 [3]`` + ``float64 []`` is float32), and ``int64 + float32`` is float32.
+"""
+
+import builtins
+
+import numpy as np
+
+
+class dtype:
+    """A tensor element type, printed the way PyTorch prints it (``nbgrad.float32``)."""
+
+    __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "itemsize", "_tensor_type")
+
+    def __init__(self, name, numpy_dtype, tensor_type):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.is_floating_point = self.numpy.kind == "f"
+        self.is_signed = self.numpy.kind in "fi"
+        self.itemsize = self.numpy.itemsize
+        self._tensor_type = tensor_type
+
+    def __repr__(self):
+        return f"nbgrad.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+float16 = half = dtype("float16", np.float16, "HalfTensor")
+float32 = float = dtype("float32", np.float32, "FloatTensor")
+float64 = double = dtype("float64", np.float64, "DoubleTensor")
+uint8 = dtype("uint8", np.uint8, "ByteTensor")
+int8 = dtype("int8", np.int8, "CharTensor")
+int16 = short = dtype("int16", np.int16, "ShortTensor")
+int32 = int = dtype("int32", np.int32, "IntTensor")
+int64 = long = dtype("int64", np.int64, "LongTensor")
+bool = dtype("bool", np.bool_, "BoolTensor")
+
+ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool)
+_BY_NUMPY = {d.numpy: d for d in ALL}
+
+_DEFAULT_FLOAT = [float32]
+
+
+def get_default_dtype():
+    return _DEFAULT_FLOAT[0]
+
+
+def set_default_dtype(d):
+    if d not in (float32, float64):
+        raise TypeError(f"only floating-point types are supported as the default type, got {d!r}")
+    _DEFAULT_FLOAT[0] = d
+
+
+def from_numpy_dtype(np_dtype):
+    """The nbgrad dtype of a NumPy dtype; a clear TypeError for the ones nbgrad lacks."""
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
+            "supported types are: float64, float32, float16, int64, int32, int16, int8, "
+            "uint8, and bool."
+        ) from None
+
+
+def to_numpy_dtype(d):
+    """Accepts an nbgrad dtype (or, for convenience, a NumPy dtype or Python type)."""
+    if type(d) is dtype:
+        return d.numpy
+    if d is None:
+        return None
+    if d is builtins.float:
+        return get_default_dtype().numpy
+    if d is builtins.int:
+        return np.dtype(np.int64)
+    if d is builtins.bool:
+        return np.dtype(np.bool_)
+    try:
+        return from_numpy_dtype(np.dtype(d)).numpy
+    except TypeError as e:
+        raise TypeError(f"dtype must be an nbgrad dtype such as nbgrad.float32, got {d!r}") from e
+
+
+def _category(np_dtype):
+    kind = np_dtype.kind
+    return 2 if kind == "f" else (0 if kind == "b" else 1)
+
+
+def result_type(*operands):
+    """PyTorch's type promotion for arrays and Python scalars (see the module docstring).
+
+    Operands are arrays (anything with ``.dtype`` and ``.ndim``) or Python numbers.
+    """
+    dimensioned, zero_dim, scalars = [], [], []
+    top = 0
+    for op in operands:
+        if hasattr(op, "dtype"):
+            cat = _category(op.dtype)
+            (dimensioned if op.ndim else zero_dim).append((cat, op.dtype))
+        else:
+            cat = 0 if isinstance(op, builtins.bool) else (2 if isinstance(op, builtins.float) else 1)
+            scalars.append((cat, None))
+        top = max(top, cat)
+    for group in (dimensioned, zero_dim):
+        candidates = [d for cat, d in group if cat == top]
+        if candidates:
+            return np.result_type(*candidates)
+    return {2: get_default_dtype().numpy, 1: np.dtype(np.int64), 0: np.dtype(np.bool_)}[top]

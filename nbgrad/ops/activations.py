@@ -1,0 +1,128 @@
+"""Activation functions and the softmax family, each with its derivative.
+
+Every derivative here is written in terms of the *output*, which is what the node saves:
+``relu' = (y > 0)``, ``sigmoid' = y (1 - y)``, ``tanh' = 1 - y^2``.
+"""
+
+import warnings
+
+import numpy as np
+
+from ..autograd.graph import OUTPUT, record, should_record
+from ..autograd.node import Node
+from ..backend import array_module
+from ..tensor import Tensor, _dim
+from .operands import floating, tensor_operand
+
+
+class ReluBackward0(Node):
+    """The gradient passes where the output is positive; at x = 0 it is 0 (chapter 06)."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad * (result > 0),)
+
+
+class SigmoidBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad * result * (1 - result),)
+
+
+class TanhBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad * (1 - result * result),)
+
+
+def relu(input):
+    x = tensor_operand(input, "relu")
+    out = Tensor._make(np.maximum(x._data, 0))
+    if should_record(x):
+        record(ReluBackward0, out, (x,), saved=(OUTPUT,))
+    return out
+
+
+def _sigmoid(data):
+    xp = array_module(data)
+    # exp of a negative number only: no overflow warning for large |x|
+    e = xp.exp(-xp.abs(data))
+    return xp.where(data >= 0, 1 / (1 + e), e / (1 + e)).astype(data.dtype, copy=False)
+
+
+def sigmoid(input):
+    x = tensor_operand(input, "sigmoid")
+    out = Tensor._make(_sigmoid(floating(x._data)))
+    if should_record(x):
+        record(SigmoidBackward0, out, (x,), saved=(OUTPUT,))
+    return out
+
+
+def tanh(input):
+    x = tensor_operand(input, "tanh")
+    out = Tensor._make(np.tanh(floating(x._data)))
+    if should_record(x):
+        record(TanhBackward0, out, (x,), saved=(OUTPUT,))
+    return out
+
+
+class SoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
+
+
+class LogSoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+
+
+def _softmax_dim(name, ndim, dim):
+    if dim is None:
+        warnings.warn(
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+            "include dim=X as an argument.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return 0 if ndim in (0, 1, 3) else 1
+    return _dim(dim, ndim)
+
+
+def _prepare(name, input, dim, dtype):
+    x = tensor_operand(input, name)
+    dim = _softmax_dim(name, x._data.ndim, dim)
+    if dtype is not None:
+        x = x.to(dtype)
+    return x, dim, floating(x._data)
+
+
+def softmax(input, dim=None, dtype=None):
+    x, dim, data = _prepare("softmax", input, dim, dtype)
+    axis = dim if data.ndim else None
+    shifted = np.exp(data - data.max(axis=axis, keepdims=True))
+    out = Tensor._make(shifted / shifted.sum(axis=axis, keepdims=True))
+    if should_record(x):
+        record(SoftmaxBackward0, out, (x,), saved=(OUTPUT,), dim=dim)
+    return out
+
+
+def log_softmax(input, dim=None, dtype=None):
+    x, dim, data = _prepare("log_softmax", input, dim, dtype)
+    axis = dim if data.ndim else None
+    shifted = data - data.max(axis=axis, keepdims=True)
+    out = Tensor._make(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
+    if should_record(x):
+        record(LogSoftmaxBackward0, out, (x,), saved=(OUTPUT,), dim=dim)
+    return out

@@ -1,0 +1,57 @@
+"""``Tensor.to``: change dtype and/or device, differentiably (``ToCopyBackward0``)."""
+
+from .. import backend, dtypes
+from ..autograd.graph import record, should_record
+from ..autograd.node import Node
+from ..tensor import Tensor
+
+
+class ToCopyBackward0(Node):
+    """The gradient goes back to the input's dtype and device."""
+
+    __slots__ = ("dtype", "device")
+
+    def apply(self, grad):
+        return (grad.to(self.device, self.dtype),)
+
+
+def _parse(args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            device, dtype = arg.device, arg.dtype
+        elif isinstance(arg, dtypes.dtype):
+            dtype = arg
+        elif isinstance(arg, (str, backend.device)):
+            device = arg
+        elif isinstance(arg, int) and not isinstance(arg, bool):
+            device = backend.device("cuda", arg)
+        elif isinstance(arg, bool):
+            continue  # the old positional non_blocking
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {arg!r}")
+    return device, dtype, copy
+
+
+def to(input, *args, **kwargs):
+    device, dtype, copy = _parse(args, dict(kwargs))
+    x = input
+    data = x._data
+    target_dtype = data.dtype if dtype is None else dtypes.to_numpy_dtype(dtype)
+    target_device = x.device if device is None else backend.device(device)
+    if target_dtype == data.dtype and target_device == x.device and not copy:
+        return x
+    moved = backend.to_device(data, target_device)
+    if moved is data and copy:
+        moved = data.copy()
+    out = Tensor._make(moved.astype(target_dtype, copy=False) if moved.dtype != target_dtype else moved)
+    if should_record(x):
+        if target_dtype.kind != "f":
+            return out  # an integer copy leaves the graph, as in PyTorch
+        record(ToCopyBackward0, out, (x,), dtype=x.dtype, device=x.device)
+    return out

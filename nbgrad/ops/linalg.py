@@ -1,0 +1,182 @@
+"""Matrix products: ``mm``, ``mv``, ``dot`` and the broadcasting ``matmul``.
+
+For ``C = A @ B`` the chain rule gives ``dA = dC @ B^T`` and ``dB = A^T @ dC``; each node
+saves only the operand that the *other* input's gradient needs.
+"""
+
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.graph import record
+from ..autograd.node import Node
+from ..tensor import Tensor
+from .arithmetic import to_input
+from .operands import same_device, tensor_operand
+
+
+def _pair(op, input, other):
+    a = tensor_operand(input, op)
+    b = tensor_operand(other, op, 2, "other" if op in ("dot", "matmul") else "mat2")
+    if type(a._data) is not type(b._data):
+        same_device(a, b)
+    return a, b
+
+
+def _same_dtype(a, b, names=("m1", "m2")):
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected {names[0]} and {names[1]} to have the same dtype, but got: "
+            f"{_type_name(a)} != {_type_name(b)}"
+        )
+
+
+def _type_name(t):
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(
+        t.dtype.name, t.dtype.name
+    )
+
+
+def _saving(a, b):
+    """Save each operand only if the other one needs a gradient (PyTorch does the same)."""
+    return (a if b._requires_grad else None, b if a._requires_grad else None)
+
+
+def _recording(a, b):
+    return (a._requires_grad or b._requires_grad) and is_grad_enabled()
+
+
+class MmBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_values
+        (a_fn, _), (b_fn, _) = self.next_functions
+        return (grad.mm(b.t()) if a_fn is not None else None,
+                a.t().mm(grad) if b_fn is not None else None)
+
+
+def mm(input, mat2):
+    a, b = _pair("mm", input, mat2)
+    if a._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a._data.shape[1] != b._data.shape[0]:
+        raise RuntimeError(
+            "mat1 and mat2 shapes cannot be multiplied "
+            f"({a._data.shape[0]}x{a._data.shape[1]} and {b._data.shape[0]}x{b._data.shape[1]})"
+        )
+    _same_dtype(a, b)
+    out = Tensor._make(a._data @ b._data)
+    if _recording(a, b):
+        record(MmBackward0, out, (a, b), saved=_saving(a, b))
+    return out
+
+
+class MvBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, v = self.saved_values
+        (a_fn, _), (v_fn, _) = self.next_functions
+        return (grad.unsqueeze(1).mm(v.unsqueeze(0)) if a_fn is not None else None,
+                a.t().mv(grad) if v_fn is not None else None)
+
+
+def mv(input, vec):
+    a, v = _pair("mv", input, vec)
+    if a._data.ndim != 2 or v._data.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {v._data.ndim}, {a._data.ndim}, "
+            f"{v._data.ndim}"
+        )
+    if a._data.shape[1] != v._data.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x"
+            f"{a._data.shape[1]}), vec ({v._data.shape[0]})"
+        )
+    _same_dtype(a, v)
+    out = Tensor._make(a._data @ v._data)
+    if _recording(a, v):
+        record(MvBackward0, out, (a, v), saved=_saving(a, v))
+    return out
+
+
+class DotBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_values
+        (a_fn, _), (b_fn, _) = self.next_functions
+        return (grad * b if a_fn is not None else None, grad * a if b_fn is not None else None)
+
+
+def dot(input, other):
+    a, b = _pair("dot", input, other)
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors"
+        )
+    if a._data.shape[0] != b._data.shape[0]:
+        raise RuntimeError(
+            "inconsistent tensor size, expected tensor [{0}] and src [{1}] to have the same "
+            "number of elements, but got {0} and {1} elements respectively".format(
+                a._data.shape[0], b._data.shape[0])
+        )
+    _same_dtype(a, b, ("self", "other"))
+    out = Tensor._make(a._data @ b._data)
+    if _recording(a, b):
+        record(DotBackward0, out, (a, b), saved=_saving(a, b))
+    return out
+
+
+class MatmulBackward0(Node):
+    """Batched (broadcasting) matmul; 1-D operands are treated as a row or a column."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        a, b = self.saved_values
+        (a_fn, _), (b_fn, _) = self.next_functions
+        a_meta, b_meta = self.metas
+        a_vec, b_vec = len(a_meta[0]) == 1, len(b_meta[0]) == 1
+        if a_vec:
+            grad = grad.unsqueeze(-2)
+        if b_vec:
+            grad = grad.unsqueeze(-1)
+        grad_a = grad_b = None
+        if a_fn is not None:
+            b2 = b.unsqueeze(-1) if b_vec else b
+            grad_a = grad.matmul(b2.transpose(-1, -2))
+            grad_a = to_input(grad_a.squeeze(-2) if a_vec else grad_a, a_meta)
+        if b_fn is not None:
+            a2 = a.unsqueeze(-2) if a_vec else a
+            grad_b = a2.transpose(-1, -2).matmul(grad)
+            grad_b = to_input(grad_b.squeeze(-1) if b_vec else grad_b, b_meta)
+        return grad_a, grad_b
+
+
+def matmul(input, other):
+    a, b = _pair("matmul", input, other)
+    da, db = a._data.ndim, b._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
+    if da == 1 and db == 1:
+        return dot(a, b)
+    if da == 2 and db == 2:
+        return mm(a, b)
+    if da == 2 and db == 1:
+        return mv(a, b)
+    _same_dtype(a, b)
+    try:
+        data = a._data @ b._data
+    except ValueError:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"{list(a.shape)} @ {list(b.shape)} cannot be multiplied"
+        ) from None
+    out = Tensor._make(data)
+    if _recording(a, b):
+        record(MatmulBackward0, out, (a, b), saved=_saving(a, b),
+               metas=((a._data.shape, a._data.dtype), (b._data.shape, b._data.dtype)))
+    return out

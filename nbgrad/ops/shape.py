@@ -1,0 +1,511 @@
+"""Shapes, views and indexing.
+
+A *view* shares its input's storage: ``view``, ``reshape`` (when it can), ``squeeze``,
+``unsqueeze``, ``t``, ``transpose``, ``permute``, ``expand`` and basic indexing (integers,
+slices, ``None``, ``...``). A view also shares the version counter, records its ``_base``
+(the tensor that owns the storage) and a function that replays it from the base: an
+in-place change through a view must reach the base's gradient (see ``inplace.py``).
+
+Advanced indexing (integer arrays, boolean masks) copies, as in NumPy and PyTorch; its
+backward adds the gradient back at the indexed positions, duplicates accumulating.
+"""
+
+import weakref
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.graph import record, should_record
+from ..autograd.node import Node
+from ..backend import array_module
+from ..tensor import Tensor, _dim
+from .operands import same_device, tensor_operand
+
+
+# -- the view mechanism -----------------------------------------------------------------
+def make_view(x, data, replay, node_cls=None, **attributes):
+    """A tensor over ``data`` (a view of ``x``'s array) that autograd knows is a view.
+
+    ``replay(t)`` redoes this view on ``t``; views of views compose their replays so that
+    each view can be rebuilt from its base.
+    """
+    out = Tensor._make(data, x._vc)
+    base = getattr(x, "_base", None)
+    if base is None:
+        out._base, out._view_fn = x, replay
+    else:
+        parent = x._view_fn
+        out._base, out._view_fn = base, (lambda t: replay(parent(t)))
+    views = getattr(out._base, "_views", None)
+    if views is None:
+        views = out._base._views = weakref.WeakSet()
+    views.add(out)
+    if node_cls is not None and should_record(x):
+        record(node_cls, out, (x,), **attributes)
+    return out
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    for s in shape:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"shape must be a sequence of ints, got {type(s).__name__}: {s!r}")
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape, numel):
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class ViewBackward0(Node):
+    __slots__ = ("shape",)
+
+    def apply(self, grad):
+        return (grad.reshape(self.shape),)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+def view(input, *shape):
+    x = tensor_operand(input, "view")
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError("view(dtype) is not supported by nbgrad")
+    shape = _infer_shape(_shape_arg(shape), x._data.size)
+    data = x._data.view()
+    try:
+        data.shape = shape
+    except AttributeError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+    return make_view(x, data, lambda t: t.view(shape), ViewBackward0, shape=x._data.shape)
+
+
+def reshape(input, *shape):
+    x = tensor_operand(input, "reshape")
+    shape = _infer_shape(_shape_arg(shape), x._data.size)
+    data = x._data.view()
+    try:
+        data.shape = shape
+    except AttributeError:  # not expressible as a view: copy, as PyTorch does
+        out = Tensor._make(x._data.reshape(shape))
+        if should_record(x):
+            record(UnsafeViewBackward0, out, (x,), shape=x._data.shape)
+        return out
+    return make_view(x, data, lambda t: t.reshape(shape), ViewBackward0, shape=x._data.shape)
+
+
+def view_as(input, other):
+    return view(input, other.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    x = tensor_operand(input, "flatten")
+    ndim = x._data.ndim
+    if ndim == 0:
+        return reshape(x, 1)
+    start, end = _dim(start_dim, ndim), _dim(end_dim, ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return x
+    shape = x._data.shape
+    middle = int(np.prod(shape[start:end + 1]))
+    return reshape(x, shape[:start] + (middle,) + shape[end + 1:])
+
+
+class SqueezeBackward0(Node):
+    __slots__ = ("shape",)
+
+    def apply(self, grad):
+        return (grad.reshape(self.shape),)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    __slots__ = ()
+
+
+class SqueezeBackward2(SqueezeBackward0):
+    __slots__ = ()
+
+
+def squeeze(input, dim=None):
+    x = tensor_operand(input, "squeeze")
+    shape = x._data.shape
+    if dim is None:
+        axes, node_cls = tuple(i for i, s in enumerate(shape) if s == 1), SqueezeBackward0
+    elif isinstance(dim, (tuple, list)):
+        axes = tuple(i for i in (_dim(d, len(shape)) for d in dim) if shape and shape[i] == 1)
+        node_cls = SqueezeBackward2
+    else:
+        d = _dim(dim, len(shape))
+        axes, node_cls = ((d,) if shape and shape[d] == 1 else ()), SqueezeBackward1
+    data = x._data.reshape(tuple(s for i, s in enumerate(shape) if i not in axes))
+    return make_view(x, data, lambda t: t.squeeze(dim), node_cls, shape=shape)
+
+
+class UnsqueezeBackward0(Node):
+    __slots__ = ("dim",)
+
+    def apply(self, grad):
+        return (grad.squeeze(self.dim),)
+
+
+def unsqueeze(input, dim):
+    x = tensor_operand(input, "unsqueeze")
+    d = _dim(dim, x._data.ndim + 1)
+    data = x._data.reshape(x._data.shape[:d] + (1,) + x._data.shape[d:])
+    return make_view(x, data, lambda t: t.unsqueeze(d), UnsqueezeBackward0, dim=d)
+
+
+class TBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad.t(),)
+
+
+def t(input):
+    x = tensor_operand(input, "t")
+    if x._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
+    return make_view(x, x._data.T, t, TBackward0)
+
+
+class TransposeBackward0(Node):
+    __slots__ = ("dims",)
+
+    def apply(self, grad):
+        return (grad.transpose(*self.dims),)
+
+
+def transpose(input, dim0, dim1):
+    x = tensor_operand(input, "transpose")
+    ndim = x._data.ndim
+    d0, d1 = _dim(dim0, ndim), _dim(dim1, ndim)
+    data = x._data.swapaxes(d0, d1) if ndim else x._data.view()
+    return make_view(x, data, lambda t: t.transpose(d0, d1), TransposeBackward0, dims=(d0, d1))
+
+
+swapaxes = transpose
+
+
+class PermuteBackward0(Node):
+    __slots__ = ("dims",)
+
+    def apply(self, grad):
+        return (grad.permute(tuple(int(i) for i in np.argsort(self.dims))),)
+
+
+def permute(input, *dims):
+    x = tensor_operand(input, "permute")
+    dims = _shape_arg(dims)
+    ndim = x._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not "
+            f"equal to len(dims) = {len(dims)}"
+        )
+    dims = tuple(_dim(d, ndim) for d in dims)
+    if len(set(dims)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return make_view(x, x._data.transpose(dims), lambda t: t.permute(dims), PermuteBackward0,
+                     dims=dims)
+
+
+def numpy_T(input):
+    x = tensor_operand(input, "T")
+    return permute(x, tuple(range(x._data.ndim - 1, -1, -1)))
+
+
+class ExpandBackward0(Node):
+    __slots__ = ("shape",)
+
+    def apply(self, grad):
+        return (grad.sum_to_size(self.shape),)
+
+
+def expand(input, *sizes):
+    x = tensor_operand(input, "expand")
+    sizes = _shape_arg(sizes)
+    shape = x._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shape)}}}, size=[{', '.join(map(str, sizes))}]): "
+            "the number of sizes provided must be greater or equal to the number of dimensions "
+            "in the tensor"
+        )
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        own = shape[i - lead] if i >= lead else None
+        if s == -1:
+            if own is None:
+                raise RuntimeError(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    "non-existing dimension 0"
+                )
+            s = own
+        elif own is not None and own != 1 and own != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({own}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}"
+            )
+        target.append(s)
+    target = tuple(target)
+    if target == shape:
+        data = x._data.view()
+    else:
+        data = array_module(x._data).broadcast_to(x._data, target)
+    return make_view(x, data, lambda t: t.expand(target), ExpandBackward0, shape=shape)
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+# -- indexing ---------------------------------------------------------------------------
+def _index_part(part):
+    if isinstance(part, Tensor):
+        if part._data.dtype.kind not in "biu":
+            raise IndexError(
+                "tensors used as indices must be long, int, byte or bool tensors"
+            )
+        if part._data.ndim == 0 and part._data.dtype.kind != "b":
+            return int(part._data)  # a 0-d integer tensor indexes like an int
+        return part._data
+    if isinstance(part, (list, np.ndarray)):
+        array = np.asarray(part)
+        if array.dtype.kind not in "biu" and array.size:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return array.astype(np.int64) if array.dtype.kind in "u" or not array.size else array
+    if isinstance(part, bool) or isinstance(part, (int, np.integer)) or part is None or \
+            part is Ellipsis or isinstance(part, slice):
+        if isinstance(part, slice) and part.step is not None and part.step <= 0:
+            raise ValueError("step must be greater than zero")
+        return part
+    raise IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+        f"valid indices (got {type(part).__name__})"
+    )
+
+
+def _key(index):
+    parts = index if isinstance(index, tuple) else (index,)
+    key = tuple(_index_part(p) for p in parts)
+    advanced = any(_is_array_index(p) for p in key)
+    if not advanced and Ellipsis not in key:
+        key += (Ellipsis,)  # so that NumPy returns a 0-d view, never a scalar copy
+    return key, advanced
+
+
+def _is_array_index(part):
+    return isinstance(part, bool) or (hasattr(part, "ndim") and not isinstance(part, np.generic))
+
+
+class SelectBackward0(Node):
+    """Basic indexing: the gradient is embedded into zeros of the input's shape."""
+
+    __slots__ = ("shape", "key")
+
+    def apply(self, grad):
+        return (embed(grad, self.shape, self.key),)
+
+
+class SliceBackward0(SelectBackward0):
+    __slots__ = ()
+
+
+class AliasBackward0(SelectBackward0):
+    __slots__ = ()
+
+
+class IndexBackward0(SelectBackward0):
+    """Advanced indexing: like basic indexing, but repeated indices accumulate."""
+
+    __slots__ = ()
+
+
+def _basic_node(key):
+    parts = [p for p in key if p is not None and p is not Ellipsis]
+    if not parts:
+        return AliasBackward0
+    return SelectBackward0 if isinstance(parts[-1], (int, np.integer)) else SliceBackward0
+
+
+def getitem(input, index):
+    x = tensor_operand(input, "__getitem__")
+    key, advanced = _key(index)
+    data = x._data
+    if data.ndim == 0 and any(isinstance(p, (int, np.integer, slice)) for p in key):
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    try:
+        result = data[key]
+    except IndexError as e:
+        raise IndexError(str(e).replace("axis", "dimension")) from None
+    if advanced:
+        out = Tensor._make(result)
+        if should_record(x):
+            record(IndexBackward0, out, (x,), shape=data.shape, key=key)
+        return out
+    return make_view(x, result, lambda t: getitem(t, key), _basic_node(key),
+                     shape=data.shape, key=key)
+
+
+class EmbedBackward0(Node):
+    """The backward of ``embed`` (needed only for higher-order gradients): index again."""
+
+    __slots__ = ("key",)
+
+    def apply(self, grad):
+        return (getitem(grad, self.key),)
+
+
+def embed(values, shape, key):
+    """A zero tensor of ``shape`` with ``values`` added at ``key`` (the adjoint of indexing)."""
+    xp = array_module(values._data)
+    data = xp.zeros(shape, dtype=values._data.dtype)
+    if any(_is_array_index(p) for p in key):
+        xp.add.at(data, key, values._data)
+    else:
+        data[key] = values._data
+    out = Tensor._make(data)
+    if should_record(values):
+        record(EmbedBackward0, out, (values,), key=key)
+    return out
+
+
+# -- joining ----------------------------------------------------------------------------
+def _tensor_sequence(op, tensors):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(
+            f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+            f"{type(tensors).__name__}"
+        )
+    if not tensors:
+        raise RuntimeError(f"{op}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    same_device(*tensors)
+    want = dtypes.result_type(*(t._data for t in tensors))
+    return [t._data if t._data.dtype == want else t._data.astype(want) for t in tensors]
+
+
+class CatBackward0(Node):
+    __slots__ = ("dim", "sizes", "metas")
+
+    def apply(self, grad):
+        grads, start = [], 0
+        for (fn, _), size, meta in zip(self.next_functions, self.sizes, self.metas):
+            key = (slice(None),) * self.dim + (slice(start, start + size),)
+            start += size
+            grads.append(None if fn is None else _cast(getitem(grad, key), meta))
+        return tuple(grads)
+
+
+def _cast(grad, dtype):
+    return grad if grad._data.dtype == dtype else grad.to(dtype=dtype)
+
+
+def cat(tensors, dim=0):
+    arrays = _tensor_sequence("cat", tensors)
+    reference = next((a for a in arrays if a.ndim), arrays[0])
+    d = _dim(dim, reference.ndim)
+    for i, a in enumerate(arrays):
+        if a.ndim == 1 and a.shape[0] == 0:
+            continue
+        if a.ndim != reference.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {reference.ndim} and {a.ndim}"
+            )
+        for axis in range(a.ndim):
+            if axis != d and a.shape[axis] != reference.shape[axis]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{reference.shape[axis]} but got size {a.shape[axis]} for tensor number {i} "
+                    "in the list."
+                )
+    out = Tensor._make(array_module(reference).concatenate(arrays, axis=d))
+    if should_record(*tensors):
+        record(CatBackward0, out, tuple(tensors), dim=d,
+               sizes=[a.shape[d] if a.ndim else 0 for a in arrays],
+               metas=[t._data.dtype for t in tensors])
+    return out
+
+
+concat = concatenate = cat
+
+
+class StackBackward0(Node):
+    __slots__ = ("dim", "metas")
+
+    def apply(self, grad):
+        key = (slice(None),) * self.dim
+        return tuple(None if fn is None else _cast(getitem(grad, key + (i,)), meta)
+                     for i, ((fn, _), meta) in enumerate(zip(self.next_functions, self.metas)))
+
+
+def stack(tensors, dim=0):
+    arrays = _tensor_sequence("stack", tensors)
+    for i, a in enumerate(arrays):
+        if a.shape != arrays[0].shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} at "
+                f"entry 0 and {list(a.shape)} at entry {i}"
+            )
+    d = _dim(dim, arrays[0].ndim + 1)
+    out = Tensor._make(array_module(arrays[0]).stack(arrays, axis=d))
+    if should_record(*tensors):
+        record(StackBackward0, out, tuple(tensors), dim=d, metas=[t._data.dtype for t in tensors])
+    return out
+
+
+# -- copies -----------------------------------------------------------------------------
+class CloneBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad,)
+
+
+def clone(input, *, memory_format=None):
+    x = tensor_operand(input, "clone")
+    out = Tensor._make(x._data.copy())
+    if should_record(x):
+        record(CloneBackward0, out, (x,))
+    return out
+
+
+def contiguous(input, memory_format=None):
+    x = tensor_operand(input, "contiguous")
+    return x if x._data.flags.c_contiguous else clone(x)

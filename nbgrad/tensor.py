@@ -1,0 +1,450 @@
+"""The Tensor: an array of numbers plus what autograd needs to know about it.
+
+A tensor holds
+
+* ``_data``: the NumPy (CPU) or CuPy (GPU) array with its values; views share it;
+* ``_requires_grad``: whether gradients are wanted for it (set by the user on a leaf,
+  and by autograd on every result computed from such a tensor);
+* ``_grad_fn``: the node that produced it (``None`` for a leaf), and ``_output_nr``,
+  which output of that node it is;
+* ``_vc``: its version counter, a one-element list shared with its views and with
+  ``detach()``; every in-place change adds one, and saved tensors compare against it;
+* ``_base``: for a view, the tensor whose storage it looks into.
+
+Rarely used fields (``_grad``, hooks, the leaf's accumulator, the view function) are
+left unset until needed, so creating a tensor costs four attribute stores: creating
+tensors is most of the per-operation overhead.
+
+The mathematical methods (``x.exp()``, ``x + y``, ...) are the functions of
+:mod:`nbgrad.ops`, bound to the class in :mod:`nbgrad.ops.methods`.
+"""
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import backend, dtypes, printing
+from .autograd.node import add_hook
+
+_ndarray = np.ndarray
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+class Tensor:
+    __slots__ = (
+        "_data", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_grad",
+        "_hooks", "_post_accumulate_hooks", "_accumulator", "_retains_grad",
+        "_view_fn", "_views", "__weakref__",
+    )
+    __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operator
+
+    @classmethod
+    def _make(cls, data, vc=None):
+        """Wrap an array without copying or checking it: the internal constructor."""
+        if type(data) is not _ndarray and isinstance(data, np.generic):
+            data = np.asarray(data)  # NumPy turns 0-d results into scalars; keep arrays
+        t = object.__new__(cls)
+        t._data = data
+        t._requires_grad = False
+        t._grad_fn = None
+        t._vc = [0] if vc is None else vc
+        return t
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "nbgrad.Tensor is not constructed directly: use nbgrad.tensor(data), "
+            "nbgrad.zeros(shape), nbgrad.empty(shape), ..."
+        )
+
+    # -- what it is -------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def numel(self):
+        return int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return backend.device_of(self._data)
+
+    @property
+    def is_cuda(self):
+        return type(self._data) is not _ndarray
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def element_size(self):
+        return self._data.dtype.itemsize
+
+    def type(self, dtype=None):
+        if dtype is None:
+            prefix = "nbgrad.cuda." if self.is_cuda else "nbgrad."
+            return prefix + self.dtype._tensor_type
+        return self.to(dtype)
+
+    def is_contiguous(self):
+        return bool(self._data.flags.c_contiguous)
+
+    def _is_view(self):
+        return getattr(self, "_base", None) is not None
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    # -- autograd state ---------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().\n"
+                "nbgrad hint: chapter 02 (requires_grad) explains leaves and non-leaves."
+            )
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                ONLY_FLOAT_GRAD.replace("Only", "only")
+                + f"\nnbgrad hint: this tensor is {self.dtype}; use .float() first."
+            )
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def retains_grad(self):
+        return self._grad_fn is not None and getattr(self, "_retains_grad", False)
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not getattr(self, "_retains_grad", False):
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return getattr(self, "_grad", None)
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.device != self.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    def retain_grad(self):
+        """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or getattr(self, "_retains_grad", False):
+            return
+        self._retains_grad = True
+        hooks = self._grad_fn._node_hooks()
+        hooks.retains_grad[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            if getattr(self, "_hooks", None) is None:
+                self._hooks = {}
+            return add_hook(self._hooks, hook)
+        hooks = self._grad_fn._node_hooks().tensor_pre.setdefault(self._output_nr, {})
+        return add_hook(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if getattr(self, "_post_accumulate_hooks", None) is None:
+            self._post_accumulate_hooks = {}
+        return add_hook(self._post_accumulate_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph's leaves."""
+        from .autograd.functional import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- leaving the graph ------------------------------------------------------------
+    @property
+    def data(self):
+        """The same storage, outside the graph, with a version counter of its own (chapter 07)."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    def detach(self):
+        """The same storage and version counter, outside the graph (chapter 07)."""
+        return Tensor._make(self._data, self._vc)
+
+    def detach_(self):
+        if self._is_view():
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                "be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # -- conversions ------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        if self.is_cuda:
+            if force:
+                return backend.to_device(self._data, "cpu")
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                "to copy the tensor to host memory first."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        if dtype is not None and array.dtype != dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else backend.device("cuda", _cuda_index(device)))
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def half(self):
+        return self.to(dtypes.float16)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def int(self):
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        return self.to(dtypes.bool)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    # -- Python protocols -------------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        return printing.tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def _scalar(self, kind):
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars")
+        return kind(self._data.item())
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __bool__(self):
+        if self._data.size == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if self._data.size > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.item())
+
+    def __index__(self):
+        if self._data.size != 1 or self._data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.item())
+
+    __hash__ = object.__hash__
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        copy = type(self)._make(self._data.copy())
+        copy._requires_grad = self._requires_grad
+        if isinstance(self, Parameter):
+            copy.__dict__.update(self.__dict__)
+        grad = getattr(self, "_grad", None)
+        if grad is not None:
+            copy._grad = grad.__deepcopy__(memo)
+        memo[id(self)] = copy
+        return copy
+
+    def __reduce_ex__(self, protocol):
+        if self._grad_fn is not None:
+            raise RuntimeError("Can't pickle a non-leaf Tensor; call .detach() first")
+        data = backend.to_device(self._data, "cpu")
+        return (_rebuild, (type(self), data, self._requires_grad, str(self.device)))
+
+    @property
+    def volatile(self):
+        warnings.warn(
+            "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
+        )
+        return False
+
+
+class Parameter(Tensor):
+    """A leaf tensor that a Module registers as one of its parameters."""
+
+    __slots__ = ("__dict__",)
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = Tensor._make(np.empty(0, dtypes.get_default_dtype().numpy))
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter expects a Tensor, got {type(data).__name__}")
+        param = cls._make(data._data, data._vc)
+        if requires_grad:
+            param.requires_grad_(True)
+        return param
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class Size(tuple):
+    """A shape, printed as PyTorch prints it: ``nbgrad.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"nbgrad.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _rebuild(cls, data, requires_grad, device):
+    t = cls._make(backend.to_device(data, device))
+    t._requires_grad = requires_grad
+    return t
+
+
+def _dim(dim, ndim):
+    """A dimension index checked and made non-negative, with PyTorch's error message."""
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if not low <= dim <= high:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+        )
+    return dim % ndim if ndim else 0
+
+
+def _cuda_index(device):
+    if isinstance(device, int):
+        return device
+    return backend.device(device).index or 0
+
+
