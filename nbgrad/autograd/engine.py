@@ -48,23 +48,34 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     with set_grad_enabled(create_graph):
         while ready:
             node = heapq.heappop(ready)[1]
-            grads = _call_tensor_pre_hooks(node, buffers.pop(node))
+            grads = buffers.pop(node)
+            if node._hooks is not None or type(node) is AccumulateGrad:
+                grads = _call_tensor_pre_hooks(node, grads)
             if captured is not None:
-                for output_nr, grad in enumerate(grads):
-                    if (node, output_nr) in captured:
-                        captured[(node, output_nr)] = grad
+                _capture(node, grads, captured)
                 if node not in needed:
                     _release_dependants(node, dependencies, ready, buffers)
                     continue
-            grad_inputs = _call_node(node, grads)
+            grad_inputs = node.apply(*grads) if node._hooks is None else _call_node(node, grads)
             if not retain_graph:
                 node._release()
             for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):
                 if next_node is None:
                     continue
                 if grad is not None:
-                    _accumulate(buffers, next_node, output_nr, grad)
-                _one_dependency_done(next_node, dependencies, ready, buffers)
+                    # Gradients reaching the same output along several paths add up.
+                    buffer = buffers.get(next_node)
+                    if buffer is None:
+                        buffer = buffers[next_node] = [None] * next_node.num_outputs
+                    current = buffer[output_nr]
+                    buffer[output_nr] = grad if current is None else current + grad
+                remaining = dependencies[next_node] - 1
+                dependencies[next_node] = remaining
+                if remaining == 0:
+                    if next_node in buffers:
+                        heapq.heappush(ready, (-next_node._sequence_nr, next_node))
+                    else:  # no gradient reached it along any path: nothing to compute
+                        _release_dependants(next_node, dependencies, ready, buffers)
     return None if captured is None else [captured[edge] for edge in capture]
 
 
@@ -107,14 +118,10 @@ def _nodes_leading_to(targets, root_nodes):
     return needed
 
 
-def _one_dependency_done(node, dependencies, ready, buffers):
-    remaining = dependencies[node] - 1
-    dependencies[node] = remaining
-    if remaining == 0:
-        if node in buffers:
-            heapq.heappush(ready, (-node._sequence_nr, node))
-        else:  # no gradient reached it along any path: nothing to compute
-            _release_dependants(node, dependencies, ready, buffers)
+def _capture(node, grads, captured):
+    for output_nr, grad in enumerate(grads):
+        if (node, output_nr) in captured:
+            captured[(node, output_nr)] = grad
 
 
 def _release_dependants(node, dependencies, ready, buffers):

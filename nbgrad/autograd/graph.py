@@ -64,17 +64,28 @@ def record(node_cls, output, inputs, saved=(), **attributes):
     """Create the node for ``output = op(*inputs)`` and attach it.
 
     ``inputs`` has ``None`` where an operand is a number (no edge). ``saved`` are the
-    values backward needs (tensors are version-checked); ``OUTPUT``
-    among them saves the output itself. ``attributes`` are plain values the formula
-    needs, such as shapes or dims (they are not freed after backward).
+    values backward needs (tensors are version-checked); ``OUTPUT`` among them saves the
+    output itself. ``attributes`` are plain values the formula needs, such as shapes or
+    dims (they are not freed after backward).
     """
-    node = node_cls(tuple([NO_EDGE if t is None else edge_of(t) for t in inputs]))
-    attach(output, node)
-    for name, value in attributes.items():
-        setattr(node, name, value)
+    # Plain loops, not comprehensions: this runs for every recorded operation.
+    edges = []
+    for t in inputs:
+        edges.append(NO_EDGE if t is None else edge_of(t))
+    node = node_cls(tuple(edges))
+    output._grad_fn = node
+    output._output_nr = 0
+    output._requires_grad = True
+    if attributes:
+        for name, value in attributes.items():
+            setattr(node, name, value)
     if saved:
-        node._saved = tuple(
-            SavedOutput(output) if v is OUTPUT else (SavedTensor(v) if isinstance(v, Tensor) else v)
-            for v in saved
-        )
+        values = []
+        for v in saved:
+            if v is OUTPUT:
+                v = SavedOutput(output)
+            elif isinstance(v, Tensor):
+                v = SavedTensor(v)
+            values.append(v)
+        node._saved = tuple(values)
     return node

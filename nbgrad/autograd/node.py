@@ -61,7 +61,7 @@ class Node:
         saved = self._saved
         if saved is _FREED:
             raise RuntimeError(SECOND_BACKWARD)
-        return tuple(v.unpack(self) if type(v) in _SAVED_TYPES else v for v in saved)
+        return [v.unpack(self) if v.__class__ in _SAVED_TYPES else v for v in saved]
 
     def _release(self):
         if self._saved:

@@ -9,10 +9,12 @@ Binary operations broadcast; their backward sums the gradient back to each input
 (``sum_to_size``) and casts it to the input's dtype.
 """
 
+import operator
+
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import _state
 from ..autograd.graph import OUTPUT, record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
@@ -36,17 +38,32 @@ def to_input(grad, meta):
 
 
 def _binary(op, input, other, compute):
-    """Check and promote two operands, compute, and return (a, b, result tensor)."""
-    a = operand(input, op, 1, "input")
-    b = operand(other, op)
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError(f"{op}(): expected at least one Tensor operand, got two numbers")
-    x, y = promoted(a, b)
+    """Check and promote two operands, compute, and return (a, b, result tensor).
+
+    The common cases (tensor with tensor of the same dtype, tensor with a Python float)
+    are decided first: this runs for every arithmetic operation, forward and backward.
+    """
+    if isinstance(input, Tensor):
+        x = input._data
+        if isinstance(other, Tensor):
+            y = other._data
+            if x.dtype is not y.dtype or type(x) is not type(y):
+                x, y = promoted(input, other)
+        elif type(other) is float and x.dtype.kind == "f":
+            y = other
+        else:
+            other = operand(other, op)
+            x, y = promoted(input, other)
+    else:
+        input = operand(input, op, 1, "input")
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{op}(): expected at least one Tensor operand, got two numbers")
+        x, y = promoted(input, other)
     try:
         data = compute(x, y)
     except ValueError:
         raise broadcast_error(shape_of(x), shape_of(y)) from None
-    return a, b, Tensor._make(data)
+    return input, other, Tensor._make(data)
 
 
 def _edges(a, b):
@@ -59,7 +76,9 @@ def _needs(value):
 
 def _recording(a, b):
     """Whether ``op(a, b)`` is recorded: grad mode on and a tensor operand requires grad."""
-    return (_needs(a) or _needs(b)) and is_grad_enabled()
+    return _state.enabled and (
+        (isinstance(a, Tensor) and a._requires_grad) or (isinstance(b, Tensor) and b._requires_grad)
+    )
 
 
 # -- + - * / ----------------------------------------------------------------------------
@@ -85,10 +104,11 @@ class SubBackward0(AddBackward0):
 
 
 def add(input, other, *, alpha=1):
-    compute = (lambda x, y: x + y) if alpha == 1 else (lambda x, y: x + alpha * y)
+    compute = operator.add if alpha == 1 else (lambda x, y: x + alpha * y)
     a, b, out = _binary("add", input, other, compute)
     if _recording(a, b):
-        record(AddBackward0, out, _edges(a, b), alpha=alpha, metas=(_meta(a), _meta(b)))
+        node = record(AddBackward0, out, _edges(a, b))
+        node.alpha, node.metas = alpha, (_meta(a), _meta(b))
     return out
 
 
@@ -100,7 +120,7 @@ def sub(input, other, *, alpha=1):
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
             "`^` or `logical_xor()` operator instead."
         )
-    compute = (lambda x, y: x - y) if alpha == 1 else (lambda x, y: x - alpha * y)
+    compute = operator.sub if alpha == 1 else (lambda x, y: x - alpha * y)
     a, b, out = _binary("sub", input, other, compute)
     if isinstance(a, Tensor):
         if _recording(a, b):
@@ -135,12 +155,12 @@ class MulBackward0(Node):
 
 
 def mul(input, other):
-    a, b, out = _binary("mul", input, other, lambda x, y: x * y)
+    a, b, out = _binary("mul", input, other, operator.mul)
     if _recording(a, b):
         # Like PyTorch, save only what the needed gradients use.
-        record(MulBackward0, out, _edges(a, b),
-               saved=(a if _needs(b) else None, b if _needs(a) else None),
-               metas=(_meta(a), _meta(b)))
+        node = record(MulBackward0, out, _edges(a, b),
+                      saved=(a if _needs(b) else None, b if _needs(a) else None))
+        node.metas = (_meta(a), _meta(b))
     return out
 
 
@@ -171,8 +191,8 @@ def div(input, other, *, rounding_mode=None):
         return mul(reciprocal(other), input)  # number / tensor, recorded as PyTorch does
     a, b, out = _binary("div", input, other, _true_divide)
     if _recording(a, b):
-        record(DivBackward0, out, _edges(a, b),
-               saved=(a if _needs(b) else None, b), metas=(_meta(a), _meta(b)))
+        node = record(DivBackward0, out, _edges(a, b), saved=(a if _needs(b) else None, b))
+        node.metas = (_meta(a), _meta(b))
     return out
 
 

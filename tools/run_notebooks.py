@@ -1,0 +1,35 @@
+"""Execute notebooks in place so that their committed outputs match the package.
+
+    python tools/run_notebooks.py notebooks/01_chain_rule.ipynb   # one
+    python tools/run_notebooks.py                                 # notebooks/ and solutions/
+
+Run it after changing a notebook or the package code a chapter displays: nbval compares
+the committed outputs with a fresh run. Cells tagged ``raises-exception`` may raise.
+"""
+
+import pathlib
+import sys
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run(path):
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    nbformat.write(notebook, path)
+
+
+def main(paths):
+    if not paths:
+        paths = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
+    for path in map(pathlib.Path, paths):
+        print(f"executing {path}")
+        run(path.resolve())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
