@@ -126,6 +126,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value and self._grad_fn is None and self._data.dtype.kind != "f":
+            raise RuntimeError(ONLY_FLOAT_GRAD.replace("Only", "only"))
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -140,8 +142,8 @@ class Tensor:
             )
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError(
-                ONLY_FLOAT_GRAD.replace("Only", "only")
-                + f"\nnbgrad hint: this tensor is {self.dtype}; use .float() first."
+                "only Tensors of floating point dtype can require gradients"
+                f"\nnbgrad hint: this tensor is {self.dtype}; use .float() first."
             )
         self._requires_grad = bool(requires_grad)
         return self
@@ -381,10 +383,19 @@ class Tensor:
 
     @property
     def volatile(self):
+        """Removed in PyTorch 0.4 with the Variable/Tensor merge (chapter 00): warns."""
         warnings.warn(
             "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
         )
         return False
+
+    @volatile.setter
+    def volatile(self, value):
+        warnings.warn(
+            "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+            UserWarning,
+            stacklevel=2,
+        )
 
 
 class Parameter(Tensor):

@@ -20,6 +20,8 @@ of accumulating into ``.grad``.
 
 import heapq
 
+import numpy as np
+
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad
 
@@ -42,12 +44,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     buffers = {}  # node -> [gradient of output 0, gradient of output 1, ...]
     for (node, output_nr), grad in zip(roots, root_grads):
         _accumulate(buffers, node, output_nr, grad)
-    ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
+    ready = [(-node._sequence_nr, id(node), node) for node in root_nodes if node not in dependencies]
     heapq.heapify(ready)
 
-    with set_grad_enabled(create_graph):
+    # Like PyTorch, backward is silent about inf/nan it produces (e.g. sqrt' at 0).
+    with set_grad_enabled(create_graph), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         while ready:
-            node = heapq.heappop(ready)[1]
+            node = heapq.heappop(ready)[2]
             grads = buffers.pop(node)
             if node._hooks is not None or type(node) is AccumulateGrad:
                 grads = _call_tensor_pre_hooks(node, grads)
@@ -73,7 +76,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 dependencies[next_node] = remaining
                 if remaining == 0:
                     if next_node in buffers:
-                        heapq.heappush(ready, (-next_node._sequence_nr, next_node))
+                        heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
                     else:  # no gradient reached it along any path: nothing to compute
                         _release_dependants(next_node, dependencies, ready, buffers)
     return None if captured is None else [captured[edge] for edge in capture]
@@ -135,7 +138,7 @@ def _release_dependants(node, dependencies, ready, buffers):
             dependencies[next_node] = remaining
             if remaining == 0:
                 if next_node in buffers:
-                    heapq.heappush(ready, (-next_node._sequence_nr, next_node))
+                    heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
                 else:
                     stack.append(next_node)
 

@@ -19,7 +19,8 @@ from ..autograd.graph import OUTPUT, record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
 from ..tensor import Tensor
-from .operands import broadcast_error, floating, operand, promoted, shape_of, tensor_operand
+from .operands import (broadcast_error, floating, operand, promoted, shape_of, tensor_operand,
+                       zeros_like)
 
 
 def _meta(value):
@@ -221,7 +222,7 @@ class DivBackward1(Node):
     __slots__ = ("metas",)
 
     def apply(self, grad):
-        return tuple(None if fn is None else to_input(grad * 0, meta)
+        return tuple(None if fn is None else zeros_like(to_input(grad, meta))
                      for (fn, _), meta in zip(self.next_functions, self.metas))
 
 
@@ -279,7 +280,7 @@ class PowBackward0(Node):
         (x,) = self.saved_values
         p = self.exponent
         if p == 0:
-            return (grad * 0,)
+            return (zeros_like(grad),)
         return (grad * p * x ** (p - 1),)
 
 
@@ -309,8 +310,9 @@ class PowBackward2(Node):
 
     def apply(self, grad):
         (result,) = self.saved_values
-        if self.base == 0:
-            return (to_input(grad * result.masked_fill(result >= 0, 0.0) * 0, self.meta),)
+        if self.base == 0:  # d/dx 0**x is 0 for x >= 0 (where 0**x <= 1), -inf below
+            local = (result * float("-inf")).masked_fill(result <= 1, 0.0)
+            return (to_input(grad * local, self.meta),)
         return (to_input(grad * result * float(np.log(self.base)), self.meta),)
 
 
@@ -448,17 +450,36 @@ class ClampBackward1(Node):
         return (grad * inside,)
 
 
+class ClampBackward0(Node):
+    """Tensor bounds: x gets the gradient where min <= x <= max, a bound where it binds."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        x, low, high = self.saved_values
+        inside = None
+        grads = [None, None, None]
+        (x_fn, _), (low_fn, _), (high_fn, _) = self.next_functions
+        if low is not None:
+            inside = x >= low
+            if low_fn is not None:
+                grads[1] = to_input(grad * (x < low), self.metas[1])
+        if high is not None:
+            below = x <= high
+            inside = below if inside is None else inside & below
+            if high_fn is not None:
+                grads[2] = to_input(grad * (x > high), self.metas[2])
+        if x_fn is not None:
+            grads[0] = grad * inside
+        return tuple(grads)
+
+
 def clamp(input, min=None, max=None):
     x = tensor_operand(input, "clamp")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min if isinstance(min, Tensor) else _like(x, min))
-        if max is not None:
-            out = minimum(out, max if isinstance(max, Tensor) else _like(x, max))
-        return out
+        return _clamp_tensors(x, min, max)
     data = x._data
     if isinstance(min, float) or isinstance(max, float):
         data = floating(data)
@@ -466,6 +487,22 @@ def clamp(input, min=None, max=None):
     out = Tensor._make(data)
     if should_record(x):
         record(ClampBackward1, out, (x,), saved=(x,), min=min, max=max)
+    return out
+
+
+def _clamp_tensors(x, min, max):
+    low = _like(x, min) if min is not None and not isinstance(min, Tensor) else min
+    high = _like(x, max) if max is not None and not isinstance(max, Tensor) else max
+    data = x._data
+    if low is not None:
+        data = np.maximum(data, low._data)
+    if high is not None:
+        data = np.minimum(data, high._data)
+    out = Tensor._make(data)
+    if should_record(*(t for t in (x, low, high) if t is not None)):
+        record(ClampBackward0, out, (x, low, high), saved=(x, low, high),
+               metas=(_meta(x), None if low is None else _meta(low),
+                      None if high is None else _meta(high)))
     return out
 
 
@@ -521,7 +558,7 @@ class WhereBackward0(Node):
     def apply(self, grad):
         (condition,) = self.saved_values
         (a_fn, _), (b_fn, _) = self.next_functions
-        zero = grad * 0
+        zero = zeros_like(grad)
         grad_a = to_input(grad.where(condition, zero), self.metas[0]) if a_fn is not None else None
         grad_b = to_input(zero.where(condition, grad), self.metas[1]) if b_fn is not None else None
         return grad_a, grad_b
@@ -552,7 +589,7 @@ class MaskedFillBackward0(Node):
 
     def apply(self, grad):
         (mask,) = self.saved_values
-        return (to_input(grad.where(~mask, grad * 0), self.meta),)
+        return (to_input(grad.where(~mask, zeros_like(grad)), self.meta),)
 
 
 def masked_fill(input, mask, value):

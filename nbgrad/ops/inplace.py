@@ -27,7 +27,7 @@ from ..backend import array_module
 from ..tensor import Tensor
 from . import activations, arithmetic, shape
 from .arithmetic import to_input
-from .operands import broadcast_error, operand, tensor_operand
+from .operands import broadcast_error, operand, tensor_operand, zeros_like
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = (
@@ -167,7 +167,7 @@ class CopyBackwards(Node):
 
     def apply(self, grad):
         (self_fn, _), (src_fn, _) = self.next_functions
-        return (grad * 0 if self_fn is not None else None,
+        return (zeros_like(grad) if self_fn is not None else None,
                 to_input(grad, self.meta) if src_fn is not None else None)
 
 
@@ -195,7 +195,7 @@ class FillBackward(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (grad * 0,)
+        return (zeros_like(grad),)
 
 
 class ZeroBackward0(FillBackward):

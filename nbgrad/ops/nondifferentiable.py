@@ -13,7 +13,7 @@ from ..autograd.graph import record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
 from ..tensor import Tensor, _dim
-from .operands import broadcast_error, operand, promoted, shape_of, tensor_operand
+from .operands import broadcast_error, operand, promoted, shape_of, tensor_operand, zeros_like
 
 
 # -- comparisons and logic: results outside the graph -----------------------------------
@@ -152,7 +152,7 @@ class ZeroGradient(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (grad * 0,)
+        return (zeros_like(grad),)
 
 
 class SignBackward0(ZeroGradient):

@@ -107,3 +107,8 @@ def is_number(value):
 
 def array_module(tensor):
     return backend.array_module(tensor._data)
+
+
+def zeros_like(tensor):
+    """Exact zeros shaped like ``tensor`` (``grad * 0`` would give -0.0, and nan for inf)."""
+    return Tensor._make(backend.array_module(tensor._data).zeros_like(tensor._data))

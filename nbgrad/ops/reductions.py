@@ -205,11 +205,20 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 # -- extremes ---------------------------------------------------------------------------
-class return_types:
-    """The named tuples PyTorch returns from ``max(dim)``, ``min(dim)``, ``sort``..."""
+def _return_type(name):
+    base = collections.namedtuple(name, ["values", "indices"])
 
-    max = collections.namedtuple("max", ["values", "indices"])
-    min = collections.namedtuple("min", ["values", "indices"])
+    def __repr__(self):
+        return f"nbgrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+
+
+class return_types:
+    """The named tuples PyTorch returns from ``max(dim)`` and ``min(dim)``."""
+
+    max = _return_type("max")
+    min = _return_type("min")
 
 
 class MaxBackward1(Node):
