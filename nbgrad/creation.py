@@ -32,13 +32,19 @@ def _finish(data, dtype, device, requires_grad):
     return t
 
 
-def _infer(values):
-    """A NumPy array from nested Python data, with PyTorch's choice of dtype."""
+def _infer(values, float_dtype=None):
+    """A NumPy array from nested Python data, with PyTorch's choice of dtype.
+
+    Python floats become ``float_dtype`` (the requested dtype, else the default float
+    dtype) directly, so that ``tensor(0.2, dtype=float64)`` is exactly 0.2.
+    """
     if isinstance(values, Tensor):
         return backend.to_device(values._data, "cpu")
     if isinstance(values, np.ndarray):
         return values
     if isinstance(values, _SCALARS):
+        if type(values) is float:
+            return np.asarray(values, dtype=float_dtype or dtypes.get_default_dtype().numpy)
         return _scalar_array(values)
     if not isinstance(values, (list, tuple)):
         raise TypeError(f"new(): invalid data type '{type(values).__name__}'")
@@ -46,11 +52,11 @@ def _infer(values):
     if not values:
         return np.zeros(0, dtypes.get_default_dtype().numpy)
     if any(isinstance(v, (Tensor, np.ndarray)) for v in values):
-        return np.stack([_infer(v) for v in values])
+        return np.stack([_infer(v, float_dtype) for v in values])
     array = np.array(values)
     kind = array.dtype.kind
     if kind == "f":  # Python floats: the default dtype, not float64
-        return array.astype(dtypes.get_default_dtype().numpy)
+        return array.astype(float_dtype or dtypes.get_default_dtype().numpy)
     if kind in "iu":
         return array.astype(np.int64)
     if kind == "b":
@@ -93,7 +99,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             UserWarning,
             stacklevel=2,
         )
-    array = _infer(data)
+    wanted = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
+    array = _infer(data, wanted if wanted is not None and wanted.kind == "f" else None)
     return _finish(np.array(array, copy=True), dtype, device, requires_grad)
 
 
@@ -101,7 +108,9 @@ def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can."""
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
-    return _finish(_infer(data), dtype, device, False)
+    wanted = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
+    return _finish(_infer(data, wanted if wanted is not None and wanted.kind == "f" else None),
+                   dtype, device, False)
 
 
 def from_numpy(ndarray):
