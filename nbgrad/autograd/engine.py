@@ -158,7 +158,7 @@ def _call_tensor_pre_hooks(node, grads):
         for hook in tuple(leaf_hooks.values()) if leaf_hooks else ():
             result = hook(grads[0])
             if result is not None:
-                grads = [result]
+                grads = [_checked(hook, grads[0], result)]
         return grads
     hooks = node._hooks
     if hooks is None:
@@ -170,7 +170,7 @@ def _call_tensor_pre_hooks(node, grads):
                 break
             result = hook(grads[output_nr])
             if result is not None:
-                grads[output_nr] = result
+                grads[output_nr] = _checked(hook, grads[output_nr], result)
     # retain_grad runs after the tensor's other hooks, so it stores what they returned.
     for output_nr, ref in hooks.retains_grad.items():
         tensor = ref()
@@ -180,6 +180,20 @@ def _call_tensor_pre_hooks(node, grads):
         current = getattr(tensor, "_grad", None)
         tensor._grad = grad.detach().clone() if current is None else current + grad.detach()
     return grads
+
+
+def _checked(hook, grad, result):
+    """A tensor hook may replace a gradient, but not change its shape or dtype."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not hasattr(result, "_data"):
+        raise TypeError(f"hook '{name}' returned {type(result).__name__}, expected a Tensor or None")
+    if result._data.shape != grad._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if result._data.dtype != grad._data.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {grad.type()} got {result.type()})"
+        )
+    return result
 
 
 def _call_node(node, grads):
