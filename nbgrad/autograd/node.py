@@ -156,6 +156,8 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         variable = self.variable
+        if not variable._requires_grad:  # requires_grad_(False) after the graph was built
+            return ()
         current = getattr(variable, "_grad", None)
         if current is None:
             # A fresh array: the incoming gradient may be shared with another leaf or be a
