@@ -27,6 +27,7 @@ from ..backend import array_module
 from ..tensor import Tensor
 from . import activations, arithmetic, shape
 from .arithmetic import to_input
+from .nondifferentiable import ZeroGradient
 from .operands import broadcast_error, operand, tensor_operand, zeros_like
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -189,20 +190,15 @@ def copied(input, src):
     return out
 
 
-class FillBackward(Node):
-    """``fill_``/``zero_``: the result does not depend on the old values."""
+class ZeroBackward0(ZeroGradient):
+    """``zero_``: the result does not depend on the old values."""
 
     __slots__ = ()
 
-    def apply(self, grad):
-        return (zeros_like(grad),)
 
+class FillBackward2(ZeroGradient):
+    """``fill_``: the result does not depend on the old values."""
 
-class ZeroBackward0(FillBackward):
-    __slots__ = ()
-
-
-class FillBackward2(FillBackward):
     __slots__ = ()
 
 

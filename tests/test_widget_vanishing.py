@@ -1,0 +1,86 @@
+"""Chapter 03's widget: per-layer gradient norms (retain_grad) in a deep chain of layers."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets", reason="the widgets need the `lab` extra (ipywidgets)")
+
+from nbgrad.viz.widgets.vanishing import VanishingGradients, deep_chain  # noqa: E402
+
+DERIVATIVES = {  # f'(z), written with NumPy only
+    "tanh": lambda z: 1 - np.tanh(z) ** 2,
+    "sigmoid": lambda z: (s := 1 / (1 + np.exp(-z))) * (1 - s),
+    "relu": lambda z: (z > 0).astype(z.dtype),
+}
+FORWARD = {"tanh": np.tanh, "sigmoid": lambda z: 1 / (1 + np.exp(-z)),
+           "relu": lambda z: np.maximum(z, 0)}
+
+
+def reference_norms(activation, scale, depth):
+    """‖∂(h_L.sum())/∂h_l‖ by hand-written NumPy backpropagation on the same weights."""
+    x, weights, _ = deep_chain(activation, scale, depth)
+    ws = [w.detach().numpy() for w in weights]
+    h, hs, zs = x.numpy(), [], []
+    for w in ws:
+        z = h @ w
+        h = FORWARD[activation](z)
+        zs.append(z)
+        hs.append(h)
+    grad = np.ones_like(h)  # ∂ sum / ∂h_L
+    norms = [0.0] * depth
+    for layer in reversed(range(depth)):
+        norms[layer] = np.linalg.norm(grad)
+        grad = (grad * DERIVATIVES[activation](zs[layer])) @ ws[layer].T
+    return np.array(norms)
+
+
+def test_initial_norms_match_numpy_backprop():
+    widget = VanishingGradients(activation="tanh", scale=1.0, depth=20)
+    np.testing.assert_allclose(widget.data["h_grad_norms"], reference_norms("tanh", 1.0, 20),
+                               rtol=1e-10)
+    assert widget.data["h_grad_norms"][-1] == pytest.approx(np.sqrt(16 * 64))  # ‖ones‖
+
+
+def test_changing_controls_recomputes_the_right_norms():
+    widget = VanishingGradients()
+    before = widget.axes[0].lines[-1].get_ydata().copy()
+
+    widget.controls["activation"].value = "sigmoid"
+    widget.controls["scale"].value = 1.0
+    sigmoid = widget.data["h_grad_norms"]
+    np.testing.assert_allclose(sigmoid, reference_norms("sigmoid", 1.0, 20), rtol=1e-10)
+    # sigmoid' <= 1/4: the gradient vanishes geometrically on its way to layer 1
+    assert sigmoid[0] / sigmoid[-1] < 1e-8
+    assert np.all(widget.data["factors"] < 0.5)
+    plotted = widget.axes[0].lines[-1].get_ydata()
+    assert not np.allclose(before, plotted)
+    np.testing.assert_array_equal(plotted, sigmoid)
+
+    widget.controls["activation"].value = "relu"
+    widget.controls["scale"].value = 2.5
+    relu = widget.data["h_grad_norms"]
+    np.testing.assert_allclose(relu, reference_norms("relu", 2.5, 20), rtol=1e-10)
+    assert relu[0] / relu[-1] > 1e3  # scale 2.5 > sqrt(2): exploding
+    np.testing.assert_allclose(widget.axes[1].lines[-1].get_ydata(), relu[:-1] / relu[1:])
+
+
+def test_depth_slider_changes_the_number_of_layers():
+    widget = VanishingGradients()
+    widget.controls["depth"].value = 35
+    assert len(widget.data["h_grad_norms"]) == 35
+    np.testing.assert_allclose(widget.data["h_grad_norms"], reference_norms("tanh", 1.0, 35),
+                               rtol=1e-10)
+
+
+def test_same_numbers_as_pytorch():
+    torch = pytest.importorskip("torch")
+    x, weights, outputs = deep_chain("tanh", 1.5, 10)
+    h = torch.tensor(x.numpy())
+    retained = []
+    for w in weights:
+        h = torch.tanh(h @ torch.tensor(w.detach().numpy(), requires_grad=True))
+        h.retain_grad()
+        retained.append(h)
+    h.sum().backward()
+    for ours, theirs in zip(outputs, retained):
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10)
