@@ -53,7 +53,10 @@ def _infer(values, float_dtype=None):
         return np.zeros(0, dtypes.get_default_dtype().numpy)
     if any(isinstance(v, (Tensor, np.ndarray)) for v in values):
         return np.stack([_infer(v, float_dtype) for v in values])
-    array = np.array(values)
+    try:
+        array = np.array(values)
+    except (TypeError, ValueError):
+        array = np.array(values, dtype=object)
     kind = array.dtype.kind
     if kind == "f":  # Python floats: the default dtype, not float64
         return array.astype(float_dtype or dtypes.get_default_dtype().numpy)
@@ -61,7 +64,10 @@ def _infer(values, float_dtype=None):
         return array.astype(np.int64)
     if kind == "b":
         return array
-    raise TypeError(f"new(): invalid data type '{type(np.ravel(array)[0].item()).__name__}'")
+    first = np.ravel(array)[0]
+    if isinstance(first, str):
+        raise TypeError("new(): invalid data type 'str'")
+    raise RuntimeError(f"Could not infer dtype of {type(first).__name__}")
 
 
 def _scalar_array(value):
@@ -120,13 +126,14 @@ def from_numpy(ndarray):
     return Tensor._make(ndarray if dtypes.from_numpy_dtype(ndarray.dtype) else ndarray)
 
 
-def _size(size):
+def _size(size, op="size"):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for s in size:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(
-                f"size must be a sequence of ints, but got an element of type {type(s).__name__}"
+                f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
+                f"{type(s).__name__}"
             )
         if s < 0:
             raise RuntimeError(
@@ -140,12 +147,12 @@ def _default(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.zeros(_size(size), dtypes.to_numpy_dtype(_default(dtype))), None, device,
+    return _finish(np.zeros(_size(size, "zeros"), dtypes.to_numpy_dtype(_default(dtype))), None, device,
                    requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.ones(_size(size), dtypes.to_numpy_dtype(_default(dtype))), None, device,
+    return _finish(np.ones(_size(size, "ones"), dtypes.to_numpy_dtype(_default(dtype))), None, device,
                    requires_grad)
 
 

@@ -126,7 +126,9 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if value and self._grad_fn is None and self._data.dtype.kind != "f":
+        if self._grad_fn is not None:  # even True: the attribute is a leaf's to set
+            self.requires_grad_(False)
+        if value and self._data.dtype.kind != "f":
             raise RuntimeError(ONLY_FLOAT_GRAD.replace("Only", "only"))
         self.requires_grad_(value)
 
@@ -174,12 +176,29 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
             if value.device != self.device:
-                raise RuntimeError("assigned grad has data located on a different device")
+                raise RuntimeError(
+                    f"attempting to assign a gradient located on device '{value.device}' to a "
+                    f"tensor located on device '{self.device}'. Please ensure that the gradient "
+                    "and the tensor are on the same device"
+                )
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_c_name(value)}' to a tensor "
+                    f"with grad_dtype '{self.dtype._tensor_type[:-6]}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match."
+                    "\nnbgrad hint: nbgrad has no grad_dtype; convert the gradient with "
+                    f".to({self.dtype!r})."
+                )
         self._grad = value
 
     @grad.deleter
@@ -330,7 +349,7 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind(0))
 
     def _scalar(self, kind):
         if self._data.size != 1:
@@ -451,6 +470,13 @@ def _dim(dim, ndim):
             f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
         )
     return dim % ndim if ndim else 0
+
+
+def _c_name(tensor):
+    """The C type name PyTorch uses in some messages: 'float', 'double', 'long int'..."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}[tensor.dtype.name]
 
 
 def _cuda_index(device):

@@ -180,10 +180,12 @@ def _connect(ctx, args, outputs):
             continue
         if id(out) in inputs and id(out) not in dirty:
             out = out.view_as(out)  # an input returned unchanged: a new tensor, as PyTorch
-        if id(out) in dirty and out._grad_fn is None and out._requires_grad:
-            raise RuntimeError(
-                "a leaf Variable that requires grad has been used in an in-place operation."
-            )
+        if id(out) in dirty:
+            if out._grad_fn is None and out._requires_grad:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad has been used in an in-place operation."
+                )
+            out._vc[0] += 1  # as in PyTorch, mark_dirty counts as a modification
         metas.append((out._data.shape, out._data.dtype, array_module(out._data)))
         if id(out) not in non_differentiable and out._data.dtype.kind == "f":
             attach(out, ctx, output_nr)

@@ -33,11 +33,14 @@ def _root_grads(outputs, grad_outputs):
         grad_outputs = [None] * len(outputs)
     else:
         grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+    for grad in grad_outputs:
+        if grad is not None and not isinstance(grad, Tensor):
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(grad).__name__}"
+            )
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(
-            f"grad can be implicitly created only for scalar outputs"
-            if len(grad_outputs) < len(outputs) else
-            f"got {len(grad_outputs)} gradients for {len(outputs)} outputs"
+            f"grad_tensors has {len(grad_outputs)} elements but tensors has {len(outputs)}"
         )
     grads = []
     for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
@@ -49,10 +52,6 @@ def _root_grads(outputs, grad_outputs):
                     "(chapter 04)."
                 )
             grad = Tensor._make(backend.array_module(out._data).ones_like(out._data))
-        elif not isinstance(grad, Tensor):
-            raise TypeError(
-                f"gradients can be either Tensors or None, but got {type(grad).__name__}"
-            )
         else:
             if grad._data.shape != out._data.shape:
                 raise RuntimeError(
@@ -127,7 +126,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 result[i] = Tensor._make(tensor._data * 0)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
     return tuple(result)

@@ -12,7 +12,6 @@ import numpy as np
 
 from ..tensor import Tensor
 from .functional import grad
-from .grad_mode import no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -29,8 +28,7 @@ def _differentiable_outputs(func, inputs):
 
 def numerical_jacobian(func, inputs, eps):
     """One matrix per (output, input) pair: d output.flatten() / d input.flatten()."""
-    with no_grad():
-        outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
     jacobians = [[np.zeros((o._data.size, t._data.size)) for t in inputs if isinstance(t, Tensor)]
                  for o in outputs]
     column_owner = [t for t in inputs if isinstance(t, Tensor)]
@@ -41,14 +39,14 @@ def numerical_jacobian(func, inputs, eps):
         for j in range(data.size):
             index = np.unravel_index(j, data.shape)
             original = data[index].item()
-            with no_grad():
-                data[index] = original + eps
-                plus = [o._data.astype(np.float64).reshape(-1).copy()
-                        for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
-                data[index] = original - eps
-                minus = [o._data.astype(np.float64).reshape(-1).copy()
-                         for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
-                data[index] = original
+            # The input's array is perturbed directly: no version bump, no graph change.
+            data[index] = original + eps
+            plus = [o._data.astype(np.float64).reshape(-1).copy()
+                    for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            data[index] = original - eps
+            minus = [o._data.astype(np.float64).reshape(-1).copy()
+                     for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            data[index] = original
             for i, (p, m) in enumerate(zip(plus, minus)):
                 jacobians[i][k][:, j] = (p - m) / (2 * eps)
     return jacobians
@@ -69,7 +67,8 @@ def analytical_jacobian(func, inputs):
                          retain_graph=True, allow_unused=True)
             for g, t in zip(grads, differentiable):
                 if g is not None:
-                    jacobians[i][tensors.index(t)][row, :] = np.asarray(g._data, np.float64).reshape(-1)
+                    column = next(k for k, candidate in enumerate(tensors) if candidate is t)
+                    jacobians[i][column][row, :] = np.asarray(g._data, np.float64).reshape(-1)
     return jacobians
 
 
@@ -87,7 +86,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             )
     if not any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
         raise ValueError(
-            "gradcheck expects at least one input tensor to require gradient, but none of the "
+            "gradcheck expects at least one input tensor to require gradient, but none of "
             "them have requires_grad=True."
         )
     numerical = numerical_jacobian(func, inputs, eps)

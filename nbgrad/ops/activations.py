@@ -12,7 +12,7 @@ from ..autograd.graph import OUTPUT, record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
 from ..tensor import Tensor, _dim
-from .operands import floating, tensor_operand
+from .operands import floating, tensor_operand, zeros_like
 
 
 class ReluBackward0(Node):
@@ -22,7 +22,29 @@ class ReluBackward0(Node):
 
     def apply(self, grad):
         (result,) = self.saved_values
-        return (grad * (result > 0),)
+        return (threshold_backward(grad, result),)
+
+
+class ThresholdBackwardBackward0(Node):
+    """Differentiating relu's backward again: grad passes through the same mask; with
+    respect to the output the derivative is zero (but, as in PyTorch, it is in the graph)."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        (mask,) = self.saved_values
+        (grad_fn, _), (result_fn, _) = self.next_functions
+        return (threshold_backward(grad, mask) if grad_fn is not None else None,
+                zeros_like(grad) if result_fn is not None else None)
+
+
+def threshold_backward(grad, result):
+    """``grad`` where ``result > 0``, else 0: relu's backward as one operation."""
+    mask = result._data > 0
+    out = Tensor._make(grad._data * mask)
+    if should_record(grad, result):
+        record(ThresholdBackwardBackward0, out, (grad, result), saved=(Tensor._make(mask),))
+    return out
 
 
 class SigmoidBackward0(Node):

@@ -113,13 +113,20 @@ def add(input, other, *, alpha=1):
     return out
 
 
+def _is_bool(value):
+    return isinstance(value, bool) or (isinstance(value, Tensor) and value._data.dtype.kind == "b")
+
+
 def sub(input, other, *, alpha=1):
-    if isinstance(input, Tensor) and input._data.dtype.kind == "b" and (
-        isinstance(other, (bool, Tensor))
-    ):
+    if _is_bool(input) and _is_bool(other):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
             "`^` or `logical_xor()` operator instead."
+        )
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     compute = operator.sub if alpha == 1 else (lambda x, y: x - alpha * y)
     a, b, out = _binary("sub", input, other, compute)
@@ -177,12 +184,17 @@ class DivBackward0(Node):
         return grad_a, grad_b
 
 
+def _is_floating(value):
+    return isinstance(value, float) or getattr(value, "dtype", None) is not None and value.dtype.kind == "f"
+
+
 def _true_divide(x, y):
-    if getattr(x, "dtype", None) is not None and x.dtype.kind != "f" and (
-        getattr(y, "dtype", None) is None or y.dtype.kind != "f"
-    ):
-        x = floating(x)  # integer / integer is a float tensor, as in PyTorch
-    return x / y
+    """``x / y``; integers divide into the default float dtype, as in PyTorch."""
+    if not _is_floating(x) and not _is_floating(y):
+        x = floating(x) if hasattr(x, "dtype") else x
+        y = floating(y) if hasattr(y, "dtype") else y
+    with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf, silently
+        return x / y
 
 
 def div(input, other, *, rounding_mode=None):
@@ -244,7 +256,8 @@ class ReciprocalBackward0(Node):
 
 def reciprocal(input):
     x = tensor_operand(input, "reciprocal")
-    out = Tensor._make(1 / floating(x._data))
+    with np.errstate(divide="ignore"):
+        out = Tensor._make(1 / floating(x._data))
     if should_record(x):
         record(ReciprocalBackward0, out, (x,), saved=(OUTPUT,))
     return out
@@ -322,7 +335,8 @@ def _power(x, p):
             p.dtype.kind in "iu" and (p < 0).any()
         ):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return x ** p
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return x ** p
 
 
 def pow(input, exponent):
@@ -349,7 +363,8 @@ def _unary(op, input, compute, node_cls, saved):
     ``saved`` is "input", "output" or "nothing": what the derivative is written in.
     """
     x = tensor_operand(input, op)
-    out = Tensor._make(compute(floating(x._data)))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # nan/inf, silently
+        out = Tensor._make(compute(floating(x._data)))
     if should_record(x):
         record(node_cls, out, (x,), saved={"input": (x,), "output": (OUTPUT,), "nothing": ()}[saved])
     return out
@@ -577,7 +592,14 @@ def where(condition, input, other):
     try:
         data = xp.where(c._data, x, y)
     except ValueError:
-        raise broadcast_error(c._data.shape, np.broadcast_shapes(shape_of(x), shape_of(y))) from None
+        shapes = [c._data.shape, shape_of(x), shape_of(y)]
+        for first in range(3):
+            for second in range(first + 1, 3):
+                try:
+                    np.broadcast_shapes(shapes[first], shapes[second])
+                except ValueError:
+                    raise broadcast_error(shapes[first], shapes[second]) from None
+        raise
     out = Tensor._make(data)
     if _recording(a, b):
         record(WhereBackward0, out, _edges(a, b), saved=(c,), metas=(_meta(a), _meta(b)))

@@ -22,7 +22,7 @@ import numpy as np
 from .. import backend
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..autograd.graph import attach, edge_of, record, should_record
-from ..autograd.node import Node, SavedOutput
+from ..autograd.node import Node, SavedOutput, short_name
 from ..backend import array_module
 from ..tensor import Tensor
 from . import activations, arithmetic, shape
@@ -53,6 +53,14 @@ def apply_inplace(t, op, *args, **kwargs):
     """``t.op_(*args)``: compute ``op(t, *args)`` and make ``t`` hold the result."""
     t = tensor_operand(t, op.__name__ + "_")
     check_leaf(t)
+    replays = getattr(t, "_view_fn", None)
+    if replays and replays[-1] is None:
+        raise RuntimeError(
+            f"Output {t._output_nr} of {short_name(t._grad_fn) if t._grad_fn else 'Unbind'} is a "
+            "view and is being modified inplace. This view is the output of a function that "
+            "returns multiple views. Such functions do not allow the output views to be modified "
+            "inplace. You should replace the inplace operation by an out-of-place one."
+        )
     tensors = [a for a in args if isinstance(a, Tensor)]
     if not should_record(t, *tensors):
         with no_grad():
@@ -71,7 +79,7 @@ def apply_inplace(t, op, *args, **kwargs):
         _become_output(t, node)
         _refresh_views(t)
     else:
-        _become_output(base, CopySlices.wrap(base, t._view_fn, node))
+        _become_output(base, CopySlices.wrap(base, t, node))
         _refresh_views(base)
     for saved in node._saved if isinstance(node._saved, tuple) else ():
         if type(saved) is SavedOutput:
@@ -124,7 +132,9 @@ def _refresh_views(base):
         return
     with enable_grad():
         for view in list(views):
-            fresh = view._view_fn(base)
+            if view._view_fn[-1] is None:  # an unbind piece: never replayed
+                continue
+            fresh = shape.replay_view(view, base)
             view._grad_fn = fresh._grad_fn
             view._requires_grad = fresh._requires_grad
             if fresh._grad_fn is not None:
@@ -138,17 +148,18 @@ class CopySlices(Node):
     operation ``fn``; everything else passes straight to the base's old ``grad_fn``.
     """
 
-    __slots__ = ("view_fn", "fn")
+    __slots__ = ("view", "fn")
 
     @classmethod
-    def wrap(cls, base, view_fn, fn):
+    def wrap(cls, base, view, fn):
         node = cls((edge_of(base),) + tuple(fn.next_functions[1:]))
-        node.view_fn, node.fn = view_fn, fn
+        node.view, node.fn = view.detach(), fn  # detach: the replays, without a cycle
+        node.view._view_fn = view._view_fn
         return node
 
     def apply(self, grad):
         result = grad.clone()
-        region = self.view_fn(result)
+        region = shape.replay_view(self.view, result)
         grads = self.fn.apply(region.clone())
         if grads[0] is None:
             region.zero_()

@@ -4,11 +4,15 @@ For ``C = A @ B`` the chain rule gives ``dA = dC @ B^T`` and ``dB = A^T @ dC``; 
 saves only the operand that the *other* input's gradient needs.
 """
 
+import math
+
+import numpy as np
+
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import record
 from ..autograd.node import Node
 from ..tensor import Tensor
-from .arithmetic import to_input
+from . import shape
 from .operands import same_device, tensor_operand
 
 
@@ -128,33 +132,38 @@ def dot(input, other):
     return out
 
 
-class MatmulBackward0(Node):
-    """Batched (broadcasting) matmul; 1-D operands are treated as a row or a column."""
-
-    __slots__ = ("metas",)
+class BmmBackward0(Node):
+    __slots__ = ()
 
     def apply(self, grad):
         a, b = self.saved_values
         (a_fn, _), (b_fn, _) = self.next_functions
-        a_meta, b_meta = self.metas
-        a_vec, b_vec = len(a_meta[0]) == 1, len(b_meta[0]) == 1
-        if a_vec:
-            grad = grad.unsqueeze(-2)
-        if b_vec:
-            grad = grad.unsqueeze(-1)
-        grad_a = grad_b = None
-        if a_fn is not None:
-            b2 = b.unsqueeze(-1) if b_vec else b
-            grad_a = grad.matmul(b2.transpose(-1, -2))
-            grad_a = to_input(grad_a.squeeze(-2) if a_vec else grad_a, a_meta)
-        if b_fn is not None:
-            a2 = a.unsqueeze(-2) if a_vec else a
-            grad_b = a2.transpose(-1, -2).matmul(grad)
-            grad_b = to_input(grad_b.squeeze(-1) if b_vec else grad_b, b_meta)
-        return grad_a, grad_b
+        return (grad.bmm(b.transpose(1, 2)) if a_fn is not None else None,
+                a.transpose(1, 2).bmm(grad) if b_fn is not None else None)
+
+
+def bmm(input, mat2):
+    """Batched matrix product of two 3-D tensors with the same batch size."""
+    a, b = _pair("bmm", input, mat2)
+    if a._data.ndim != 3 or b._data.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if a._data.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+    if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
+            f"[{b._data.shape[0]}, {b._data.shape[1]}]."
+        )
+    _same_dtype(a, b)
+    out = Tensor._make(a._data @ b._data)
+    if _recording(a, b):
+        record(BmmBackward0, out, (a, b), saved=_saving(a, b))
+    return out
 
 
 def matmul(input, other):
+    """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
+    (so that the graph shows the same nodes)."""
     a, b = _pair("matmul", input, other)
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
@@ -167,16 +176,37 @@ def matmul(input, other):
         return mm(a, b)
     if da == 2 and db == 1:
         return mv(a, b)
-    _same_dtype(a, b)
+    if da == 1 and db == 2:
+        return shape.squeeze_result(mm(a.unsqueeze(0), b), 0)
+    k = a._data.shape[-1]
+    if db <= 2 and k == b._data.shape[0]:  # fold the batch dims of a into its rows
+        rows = a.reshape(-1, k)
+        folded = mm(rows, b) if db == 2 else mv(rows, b)
+        return shape.unsafe_view(folded, a._data.shape[:-1] + b._data.shape[1:])
+    a_rows, a_cols = (1, k) if da == 1 else a._data.shape[-2:]
+    b_rows, b_cols = (b._data.shape[0], 1) if db == 1 else b._data.shape[-2:]
+    if a_cols != b_rows:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [*, {a_cols}] but "
+            f"got: [*, {b_rows}]."
+        )
+    batch = broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    n = math.prod(batch)
+    left = (a.unsqueeze(0) if da == 1 else a).expand(*batch, a_rows, a_cols).reshape(n, a_rows, a_cols)
+    right = (b.unsqueeze(1) if db == 1 else b).expand(*batch, b_rows, b_cols).reshape(n, b_rows, b_cols)
+    result = shape.unsafe_view(bmm(left, right), batch + (a_rows, b_cols))
+    if da == 1:
+        result = shape.squeeze_result(result, -2)
+    if db == 1:
+        result = shape.squeeze_result(result, -1)
+    return result
+
+
+def broadcast_shapes(*shapes):
     try:
-        data = a._data @ b._data
+        return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"{list(a.shape)} @ {list(b.shape)} cannot be multiplied"
+            f"The size of tensor a must match the size of tensor b: batch dimensions "
+            f"{list(shapes[0])} and {list(shapes[1])} do not broadcast"
         ) from None
-    out = Tensor._make(data)
-    if _recording(a, b):
-        record(MatmulBackward0, out, (a, b), saved=_saving(a, b),
-               metas=((a._data.shape, a._data.dtype), (b._data.shape, b._data.dtype)))
-    return out

@@ -31,13 +31,15 @@ METHODS = {
     "amin": reductions.amin, "norm": reductions.norm, "logsumexp": reductions.logsumexp,
     "sum_to_size": reductions.sum_to_size,
     # linear algebra
-    "mm": linalg.mm, "mv": linalg.mv, "matmul": linalg.matmul, "dot": linalg.dot,
+    "mm": linalg.mm, "mv": linalg.mv, "bmm": linalg.bmm, "matmul": linalg.matmul,
+    "dot": linalg.dot,
     # shapes and views
     "view": shape.view, "view_as": shape.view_as, "reshape": shape.reshape,
     "reshape_as": shape.reshape_as, "flatten": shape.flatten, "squeeze": shape.squeeze,
     "unsqueeze": shape.unsqueeze, "t": shape.t, "transpose": shape.transpose,
     "swapaxes": shape.swapaxes, "permute": shape.permute, "expand": shape.expand,
     "expand_as": shape.expand_as, "clone": shape.clone, "contiguous": shape.contiguous,
+    "select": shape.select, "unbind": shape.unbind,
     "to": conversion.to,
     # no gradient
     "sign": nondifferentiable.sign, "round": nondifferentiable.round,
@@ -60,17 +62,17 @@ METHODS = {
 }
 
 
-def _operator(function, reflected=False):
+def _operator(function, reflected=False, operands=_OPERANDS):
     """A Python operator: NotImplemented for operands it does not know, so that Python
     reports ``unsupported operand type(s)`` as usual."""
     if reflected:
         def method(self, other):
-            if not isinstance(other, _OPERANDS):
+            if not isinstance(other, operands):
                 return NotImplemented
             return function(other, self)
     else:
         def method(self, other):
-            if not isinstance(other, _OPERANDS):
+            if not isinstance(other, operands):
                 return NotImplemented
             return function(self, other)
     return method
@@ -101,9 +103,11 @@ def bind():
     }
     commutative = {"add", "mul", "and", "or", "xor"}
     for name, function in operators.items():
-        setattr(Tensor, f"__{name}__", _operator(function))
+        operands = (Tensor, np.ndarray) if name == "matmul" else _OPERANDS
+        setattr(Tensor, f"__{name}__", _operator(function, operands=operands))
         # 1 + x records like x + 1 (PyTorch keeps the tensor first for these)
-        setattr(Tensor, f"__r{name}__", _operator(function, reflected=name not in commutative))
+        setattr(Tensor, f"__r{name}__",
+                _operator(function, reflected=name not in commutative, operands=operands))
     for name, function in (("eq", nondifferentiable.eq), ("ne", nondifferentiable.ne),
                            ("lt", nondifferentiable.lt), ("le", nondifferentiable.le),
                            ("gt", nondifferentiable.gt), ("ge", nondifferentiable.ge)):

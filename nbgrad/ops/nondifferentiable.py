@@ -48,7 +48,7 @@ def _logical(op, compute):
         x, y = promoted(a, b)
         for value in (x, y):
             if getattr(value, "dtype", np.dtype(int)).kind == "f" or isinstance(value, float):
-                raise RuntimeError(f'"{op}_cpu" not implemented for \'Float\'')
+                raise NotImplementedError(f'"{op}_cpu" not implemented for \'Float\'')
         try:
             return Tensor._make(compute(x, y))
         except ValueError:
@@ -66,7 +66,7 @@ bitwise_xor = _logical("bitwise_xor", np.bitwise_xor)
 def bitwise_not(input):
     x = tensor_operand(input, "bitwise_not")
     if x._data.dtype.kind == "f":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return Tensor._make(np.invert(x._data))
 
 

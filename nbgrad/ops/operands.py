@@ -20,10 +20,10 @@ def operand(value, op, position=2, name="other"):
     """A Tensor or a Python number; anything else is a clear TypeError."""
     if isinstance(value, Tensor):
         return value
+    if isinstance(value, np.generic):  # before the Python types: np.float64 is a float
+        return value.item()
     if isinstance(value, (bool, int, float)):
         return value
-    if isinstance(value, np.generic):
-        return value.item()
     if isinstance(value, np.ndarray):
         return Tensor._make(value)
     raise TypeError(
@@ -55,10 +55,22 @@ def promoted(a, b):
         want = dtypes.result_type(x, y)
         return _cast(x, want), _cast(y, want)
     # NumPy already keeps a tensor's dtype against a Python number, except that an
-    # integer or bool tensor meeting a float goes to the default float dtype, not float64.
+    # integer or bool tensor meeting a float goes to the default float dtype, not float64,
+    # and an integer out of the tensor's range wraps around (NumPy refuses it).
     if a_is_tensor:
-        return (floating(x) if isinstance(y, float) else x), y
-    return x, (floating(y) if isinstance(x, float) else y)
+        return _with_number(x, y)
+    y, x = _with_number(y, x)
+    return x, y
+
+
+def _with_number(array, number):
+    if isinstance(number, float):
+        return floating(array), number
+    if type(number) is int and array.dtype.kind in "iu":
+        info = np.iinfo(array.dtype)
+        if not info.min <= number <= info.max:
+            return array, np.asarray(number).astype(array.dtype)
+    return array, number
 
 
 def floating(array):

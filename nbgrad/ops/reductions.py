@@ -159,7 +159,7 @@ class VarBackward0(Node):
         (x,) = self.saved_values
         n = math.prod(self.shape[a] for a in self.axes)
         centered = x - x.mean(self.axes, keepdim=True)
-        scale = 2.0 / max(n - self.correction, 0) if n - self.correction > 0 else math.inf
+        scale = 2.0 / (n - self.correction) if n - self.correction > 0 else math.inf
         return (_expand_back(grad, self.shape, self.axes, self.keepdim) * centered * scale,)
 
 
@@ -172,7 +172,7 @@ class StdBackward0(Node):
         centered = x - x.mean(self.axes, keepdim=True)
         std = result if self.keepdim else result.reshape(_kept_shape(self.shape, self.axes))
         grad = _expand_back(grad, self.shape, self.axes, self.keepdim)
-        denominator = max(n - self.correction, 0)
+        denominator = n - self.correction if n > self.correction else 0
         return (grad * centered / (std * denominator),)
 
 
@@ -278,7 +278,7 @@ class AminBackward0(AmaxBackward0):
 
 def _check_nonempty(op, data, axes):
     if data.size == 0 and (not axes or any(data.shape[a] == 0 for a in axes) or data.ndim == 0):
-        raise IndexError(
+        raise RuntimeError(
             f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
             "Specify the reduction dim with the 'dim' argument."
         )
@@ -351,8 +351,8 @@ class LinalgVectorNormBackward0(Node):
             grad = grad.reshape(_kept_shape(shape, self.axes))
             result = result.reshape(_kept_shape(shape, self.axes))
         p = self.ord
-        if p == 2:
-            local = x / result.masked_fill(result == 0, 1.0)
+        if p == 2:  # x / |x|, taken as 0 at x = 0 (as PyTorch, whose 2nd derivative is nan there)
+            return ((grad / result).masked_fill(result == 0, 0.0) * x,)
         elif p == 1:
             local = x.sign()
         elif p == math.inf:
@@ -377,8 +377,12 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     magnitude = np.abs(data)
     if p == math.inf:
         value = magnitude.max(axis=axis, keepdims=keepdim)
-    elif p == 2:
-        value = np.sqrt((data * data).sum(axis=axis, keepdims=keepdim))
+    elif p == 2:  # scaled by the largest magnitude, so tiny or huge values do not under/overflow
+        scale = magnitude.max(axis=axis, keepdims=True) if data.size else magnitude.sum(axis=axis, keepdims=True)
+        scale = np.where(scale > 0, scale, 1).astype(data.dtype)
+        value = np.sqrt(((data / scale) ** 2).sum(axis=axis, keepdims=True)) * scale
+        if not keepdim:
+            value = value.reshape([s for i, s in enumerate(data.shape) if i not in axes])
     else:
         value = (magnitude ** p).sum(axis=axis, keepdims=keepdim) ** (1.0 / p)
     out = Tensor._make(value.astype(data.dtype, copy=False))

@@ -15,7 +15,8 @@ import weakref
 import numpy as np
 
 from .. import dtypes
-from ..autograd.graph import record, should_record
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.graph import attach, edge_of, record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
 from ..tensor import Tensor, _dim
@@ -26,23 +27,35 @@ from .operands import same_device, tensor_operand
 def make_view(x, data, replay, node_cls=None, **attributes):
     """A tensor over ``data`` (a view of ``x``'s array) that autograd knows is a view.
 
-    ``replay(t)`` redoes this view on ``t``; views of views compose their replays so that
-    each view can be rebuilt from its base.
+    ``replay(t)`` redoes this view on ``t``; a view keeps the replays from its base to
+    itself (``_view_fn``, a tuple: views of views a thousand deep must not recurse), so
+    it can be rebuilt from the base. ``replay=None`` marks an output of a multi-output
+    view operation (``unbind``), which may not be changed in place.
     """
     out = Tensor._make(data, x._vc)
     base = getattr(x, "_base", None)
     if base is None:
-        out._base, out._view_fn = x, replay
+        out._base, out._view_fn = x, (replay,)
     else:
-        parent = x._view_fn
-        out._base, out._view_fn = base, (lambda t: replay(parent(t)))
-    views = getattr(out._base, "_views", None)
-    if views is None:
-        views = out._base._views = weakref.WeakSet()
-    views.add(out)
+        out._base, out._view_fn = base, x._view_fn + (replay,)
+    if is_grad_enabled():
+        # The base remembers its live views, so that an in-place change can rebuild their
+        # grad_fn. Views made under no_grad (backward formulas, optimizer steps) are not
+        # tracked, as PyTorch does not regenerate them either.
+        views = getattr(out._base, "_views", None)
+        if views is None:
+            views = out._base._views = weakref.WeakSet()
+        views.add(out)
     if node_cls is not None and should_record(x):
         record(node_cls, out, (x,), **attributes)
     return out
+
+
+def replay_view(view, t):
+    """Redo ``view``'s chain of view operations on ``t`` (a tensor shaped like its base)."""
+    for replay in view._view_fn:
+        t = replay(t)
+    return t
 
 
 def _shape_arg(shape):
@@ -105,11 +118,8 @@ def reshape(input, *shape):
     data = x._data.view()
     try:
         data.shape = shape
-    except AttributeError:  # not expressible as a view: copy, as PyTorch does
-        out = Tensor._make(x._data.reshape(shape))
-        if should_record(x):
-            record(UnsafeViewBackward0, out, (x,), shape=x._data.shape)
-        return out
+    except AttributeError:  # not expressible as a view: copy, then view the copy
+        return unsafe_view(clone(x), shape)
     return make_view(x, data, lambda t: t.reshape(shape), ViewBackward0, shape=x._data.shape)
 
 
@@ -149,6 +159,27 @@ class SqueezeBackward1(SqueezeBackward0):
 
 class SqueezeBackward2(SqueezeBackward0):
     __slots__ = ()
+
+
+class SqueezeBackward4(SqueezeBackward0):
+    """How PyTorch names the squeeze that ends a matmul with a 1-D operand."""
+
+    __slots__ = ()
+
+
+def squeeze_result(x, dim):
+    """Drop dimension ``dim`` (of size 1) of a freshly computed result."""
+    d = _dim(dim, x._data.ndim)
+    data = x._data.reshape(x._data.shape[:d] + x._data.shape[d + 1:])
+    return make_view(x, data, lambda t: t.squeeze(d), SqueezeBackward4, shape=x._data.shape)
+
+
+def unsafe_view(x, shape):
+    """Reshape a freshly computed result; not a view for autograd (PyTorch's _unsafe_view)."""
+    out = Tensor._make(x._data.reshape(shape))
+    if should_record(x):
+        record(UnsafeViewBackward0, out, (x,), shape=x._data.shape)
+    return out
 
 
 def squeeze(input, dim=None):
@@ -292,9 +323,7 @@ def expand_as(input, other):
 def _index_part(part):
     if isinstance(part, Tensor):
         if part._data.dtype.kind not in "biu":
-            raise IndexError(
-                "tensors used as indices must be long, int, byte or bool tensors"
-            )
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if part._data.ndim == 0 and part._data.dtype.kind != "b":
             return int(part._data)  # a 0-d integer tensor indexes like an int
         return part._data
@@ -303,8 +332,9 @@ def _index_part(part):
         if array.dtype.kind not in "biu" and array.size:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return array.astype(np.int64) if array.dtype.kind in "u" or not array.size else array
-    if isinstance(part, bool) or isinstance(part, (int, np.integer)) or part is None or \
-            part is Ellipsis or isinstance(part, slice):
+    if isinstance(part, (int, np.integer)) and not isinstance(part, bool):
+        return int(part)
+    if isinstance(part, bool) or part is None or part is Ellipsis or isinstance(part, slice):
         if isinstance(part, slice) and part.step is not None and part.step <= 0:
             raise ValueError("step must be greater than zero")
         return part
@@ -317,10 +347,7 @@ def _index_part(part):
 def _key(index):
     parts = index if isinstance(index, tuple) else (index,)
     key = tuple(_index_part(p) for p in parts)
-    advanced = any(_is_array_index(p) for p in key)
-    if not advanced and Ellipsis not in key:
-        key += (Ellipsis,)  # so that NumPy returns a 0-d view, never a scalar copy
-    return key, advanced
+    return key, any(_is_array_index(p) for p in key)
 
 
 def _is_array_index(part):
@@ -328,7 +355,7 @@ def _is_array_index(part):
 
 
 class SelectBackward0(Node):
-    """Basic indexing: the gradient is embedded into zeros of the input's shape."""
+    """Indexing: the gradient is embedded into zeros of the input's shape."""
 
     __slots__ = ("shape", "key")
 
@@ -345,38 +372,119 @@ class AliasBackward0(SelectBackward0):
 
 
 class IndexBackward0(SelectBackward0):
-    """Advanced indexing: like basic indexing, but repeated indices accumulate."""
+    """Advanced indexing: repeated indices accumulate in backward."""
 
     __slots__ = ()
 
 
-def _basic_node(key):
-    parts = [p for p in key if p is not None and p is not Ellipsis]
-    if not parts:
-        return AliasBackward0
-    return SelectBackward0 if isinstance(parts[-1], (int, np.integer)) else SliceBackward0
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
+    x = tensor_operand(input, "select")
+    data = x._data
+    if data.ndim == 0:
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    d = _dim(dim, data.ndim)
+    size = data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    key = (slice(None),) * d + (index % size, Ellipsis)  # Ellipsis: a 0-d view, not a copy
+    return make_view(x, data[key], lambda t: select(t, d, index), SelectBackward0,
+                     shape=data.shape, key=key)
+
+
+def _slice(x, dim, part):
+    key = (slice(None),) * dim + (part,)
+    return make_view(x, x._data[key], lambda t: _slice(t, dim, part), SliceBackward0,
+                     shape=x._data.shape, key=key)
+
+
+def _alias(x):
+    return make_view(x, x._data.view(), _alias, AliasBackward0, shape=x._data.shape, key=(...,))
+
+
+def _basic_index(x, key):
+    """Integers, slices, None and ``...`` applied left to right, one view each (as PyTorch)."""
+    consumed = sum(1 for p in key if p is not None and p is not Ellipsis)
+    if x._data.ndim == 0 and consumed:
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    if consumed > x._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x._data.ndim}")
+    out, dim, source_dim = x, 0, 0  # dim: in ``out``; source_dim: in ``x``, for messages
+    for part in key:
+        if part is Ellipsis:
+            dim += x._data.ndim - consumed
+            source_dim += x._data.ndim - consumed
+        elif part is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(part, int):
+            size = x._data.shape[source_dim]
+            if not -size <= part < size:
+                raise IndexError(
+                    f"index {part} is out of bounds for dimension {source_dim} with size {size}"
+                )
+            out = select(out, dim, part)
+            source_dim += 1
+        else:
+            if part != slice(None) or len(key) == 1:  # PyTorch skips ":" beside other indices
+                out = _slice(out, dim, part)
+            dim += 1
+            source_dim += 1
+    return _alias(x) if out is x else out
 
 
 def getitem(input, index):
     x = tensor_operand(input, "__getitem__")
     key, advanced = _key(index)
+    if not advanced:
+        return _basic_index(x, key)
     data = x._data
-    if data.ndim == 0 and any(isinstance(p, (int, np.integer, slice)) for p in key):
-        raise IndexError(
-            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-        )
     try:
         result = data[key]
     except IndexError as e:
-        raise IndexError(str(e).replace("axis", "dimension")) from None
-    if advanced:
-        out = Tensor._make(result)
-        if should_record(x):
-            record(IndexBackward0, out, (x,), shape=data.shape, key=key)
-        return out
-    return make_view(x, result, lambda t: getitem(t, key), _basic_node(key),
-                     shape=data.shape, key=key)
+        message = str(e).replace("axis", "dimension")
+        if message.startswith("too many indices"):
+            message = f"too many indices for tensor of dimension {data.ndim}"
+        raise IndexError(message) from None
+    out = Tensor._make(result)
+    if should_record(x):
+        record(IndexBackward0, out, (x,), shape=data.shape, key=key)
+    return out
+
+
+class UnbindBackward0(Node):
+    """The gradients of all the pieces, stacked back (a piece nobody used counts as 0)."""
+
+    __slots__ = ("dim", "num_outputs", "meta")
+
+    def apply(self, *grads):
+        shape, dtype, xp = self.meta
+        grads = [Tensor._make(xp.zeros(shape, dtype)) if g is None else g for g in grads]
+        return (stack(grads, self.dim),)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
+    x = tensor_operand(input, "unbind")
+    data = x._data
+    if data.ndim == 0:
+        raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
+    d = _dim(dim, data.ndim)
+    pieces = [make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None)
+              for i in range(data.shape[d])]
+    if should_record(x):
+        node = UnbindBackward0((edge_of(x),))
+        node.dim, node.num_outputs = d, len(pieces)
+        node.meta = (pieces[0]._data.shape if pieces else (), data.dtype, array_module(data))
+        for i, piece in enumerate(pieces):
+            attach(piece, node, i)
+    return tuple(pieces)
 
 
 class EmbedBackward0(Node):
@@ -410,7 +518,7 @@ def _tensor_sequence(op, tensors):
             f"{type(tensors).__name__}"
         )
     if not tensors:
-        raise RuntimeError(f"{op}(): expected a non-empty list of Tensors")
+        raise ValueError(f"nbgrad.{op}(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(

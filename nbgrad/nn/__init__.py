@@ -1,0 +1,29 @@
+"""Neural-network building blocks with PyTorch's API: ``Module``, layers, losses, ``init``.
+
+    >>> import nbgrad as ng
+    >>> from nbgrad import nn
+    >>> model = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+    >>> model
+    Sequential(
+      (0): Linear(in_features=2, out_features=3, bias=True)
+      (1): ReLU()
+    )
+    >>> [name for name, _ in model.named_parameters()]
+    ['0.weight', '0.bias']
+
+Reading order: ``module.py`` (how a module registers its parts), ``linear.py``,
+``functional.py`` (the losses as compositions of differentiable operations).
+"""
+
+from . import functional, init
+from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleList, Sequential
+from .flatten import Flatten
+from .linear import Identity, Linear
+from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["functional", "init", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
+           "Identity", "Flatten", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+           "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]

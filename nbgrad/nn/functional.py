@@ -1,0 +1,477 @@
+"""The functions behind the layers and losses: ``import nbgrad.nn.functional as F``.
+
+Activations are the operations of :mod:`nbgrad.ops.activations`. Two operations are
+defined here, each recording one node as PyTorch does, with its derivative beside it:
+
+* ``linear`` (for a batch): ``addmm(b, x, W^T)``, node ``AddmmBackward0``;
+* ``nll_loss``: ``-mean_n input[n, target[n]]``, node ``NllLossBackward0``: the loss is
+  linear in ``input``, so its gradient is a constant put back at the target entries.
+
+The other losses are *compositions* of differentiable operations, so autograd derives
+their backward on its own, and reading them is reading the formula:
+
+* ``cross_entropy``: ``nll_loss(log_softmax(input, 1), target)``;
+* ``mse_loss``: ``mean((input - target)^2)``;
+* ``binary_cross_entropy_with_logits``: ``(1 - t) x - log(sigmoid(x))``, with
+  ``-log(sigmoid(x)) = log(1 + exp(-x))`` computed as a ``logsumexp`` (no overflow).
+
+Inputs are checked as PyTorch checks them, with PyTorch's messages.
+"""
+
+import warnings
+
+import numpy as np
+
+from .. import creation
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.graph import record, should_record
+from ..autograd.node import Node
+from ..backend import array_module
+from ..ops import activations, reductions, shape
+from ..ops.arithmetic import to_input
+from ..ops.linalg import _same_dtype
+from ..tensor import Tensor
+
+__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
+           "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"]
+
+
+def _type_name(t):
+    """``Float``, ``Long``, ...: how PyTorch names a dtype inside messages."""
+    return t.dtype._tensor_type[:-len("Tensor")]
+
+
+# -- activations --------------------------------------------------------------------------
+def relu(input, inplace=False):
+    return input.relu_() if inplace else activations.relu(input)
+
+
+def sigmoid(input):
+    return activations.sigmoid(input)
+
+
+def tanh(input):
+    return activations.tanh(input)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return activations.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return activations.log_softmax(input, dim, dtype)
+
+
+# -- linear -------------------------------------------------------------------------------
+class AddmmBackward0(Node):
+    """``out = bias + mat1 @ mat2``: what ``Linear`` records for a batch (``mat2 = W^T``).
+
+    The bias gets the gradient summed over the batch; ``mat1`` gets ``grad @ mat2^T``;
+    ``mat2`` gets ``mat1^T @ grad`` (and ``TBackward0`` turns that back into ``W``'s shape).
+    """
+
+    __slots__ = ("bias_meta",)
+
+    def apply(self, grad):
+        mat1, mat2 = self.saved_values
+        (bias_fn, _), (mat1_fn, _), (mat2_fn, _) = self.next_functions
+        if is_grad_enabled():  # create_graph=True: the formulas as recorded operations
+            return (to_input(grad, self.bias_meta) if bias_fn is not None else None,
+                    grad.mm(mat2.t()) if mat1_fn is not None else None,
+                    mat1.t().mm(grad) if mat2_fn is not None else None)
+        # The ordinary backward records nothing: the same formulas on the arrays.
+        g = grad._data
+        grad_bias = None
+        if bias_fn is not None:
+            bias_shape = self.bias_meta[0]
+            grad_bias = (Tensor._make(g.sum(0)) if bias_shape == g.shape[1:]
+                         else to_input(grad, self.bias_meta))
+        return (grad_bias,
+                Tensor._make(g @ mat2._data.T) if mat1_fn is not None else None,
+                Tensor._make(mat1._data.T @ g) if mat2_fn is not None else None)
+
+
+def addmm(bias, mat1, mat2):
+    """``bias + mat1 @ mat2`` in one operation (one node, no intermediate tensor)."""
+    a, b, c = mat1._data, mat2._data, bias._data
+    if a.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {a.ndim}-D tensor")
+    if b.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {b.ndim}-D tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            "mat1 and mat2 shapes cannot be multiplied "
+            f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})"
+        )
+    _same_dtype(mat1, mat2)
+    if c.dtype != a.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_type_name(bias)} and "
+            f"{_type_name(mat2)}"
+        )
+    out_shape = (a.shape[0], b.shape[1])
+    if c.shape != out_shape[1:] and (
+            c.ndim > 2 or any(s not in (1, t) for s, t in zip(c.shape[::-1], out_shape[::-1]))):
+        raise RuntimeError(
+            f"The expanded size of the tensor ({out_shape[-1]}) must match the existing size "
+            f"({c.shape[-1]}) at non-singleton dimension 1.  Target sizes: {list(out_shape)}.  "
+            f"Tensor sizes: {list(c.shape)}"
+        )
+    data = a @ b
+    data += c  # the product is a fresh array: add the bias into it
+    out = Tensor._make(data)
+    if should_record(bias, mat1, mat2):
+        record(AddmmBackward0, out, (bias, mat1, mat2),
+               saved=(mat1 if mat2._requires_grad else None,
+                      mat2 if mat1._requires_grad else None),
+               bias_meta=(c.shape, c.dtype))
+    return out
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight^T + bias``: the affine map of ``nn.Linear``."""
+    if bias is None:
+        return input.matmul(weight.t())
+    if input.dim() == 2:
+        return addmm(bias, input, weight.t())
+    if input.dim() > 2:  # fold the leading dimensions into one batch, as PyTorch does
+        flat = input.reshape(-1, input.shape[-1])
+        return addmm(bias, flat, weight.t()).view(*input.shape[:-1], weight.shape[0])
+    return input.matmul(weight.t()) + bias
+
+
+# -- reductions of a loss -----------------------------------------------------------------
+def _legacy_reduction(size_average, reduce, stacklevel=3):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+        stacklevel=stacklevel,
+    )
+    return ret
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, stacklevel=5)  # the loss's caller
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _divide(total, count):
+    """``total / count``; a count of zero gives NaN (as PyTorch), without a NumPy warning."""
+    return total / count if count else total * float("nan")
+
+
+# -- losses -------------------------------------------------------------------------------
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error: ``mean((input - target)^2)``."""
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            stacklevel=2,
+        )
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (input.is_floating_point() or target.is_floating_point()):
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_type_name(input)}'")
+    squared = (input - target).square()
+    if weight is None:
+        return _reduce(squared, reduction)
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = squared * weight
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    return _reduce(weighted, reduction)
+
+
+def _check_nll(input, target, weight):
+    """PyTorch's checks of ``nll_loss``'s arguments, in PyTorch's order."""
+    shape, target_shape = input._data.shape, target._data.shape
+    ndim = len(shape)
+    if ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
+    if ndim == 1 and len(target_shape) == 1 and target_shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target_shape[0]}"
+        )
+    if ndim != 1:
+        batch = target_shape[0] if target_shape else 0
+        if shape[0] != batch:
+            raise ValueError(
+                f"Expected input batch_size ({shape[0]}) to match target batch_size ({batch})."
+            )
+    if ndim <= 2:
+        if len(target_shape) > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif target_shape != shape[:1] + shape[2:]:
+        raise RuntimeError(f"Expected target size {[shape[0]] + list(shape[2:])}, got "
+                           f"{list(target_shape)}")
+    if target._data.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {_type_name(target)}"
+        )
+    if weight is not None:
+        n_classes = shape[1] if ndim >= 2 else shape[0]
+        if weight._data.shape != (n_classes,):
+            if ndim > 2:
+                raise RuntimeError("weight tensor should be defined either for all or no classes")
+            raise RuntimeError(
+                f"weight tensor should be defined either for all {n_classes} classes or no "
+                f"classes but got weight tensor of shape: {list(weight.shape)}"
+            )
+        if weight._data.dtype != input._data.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_type_name(input)} but found {_type_name(weight)}"
+            )
+
+
+def _target_index(input, target, weight, ignore_index):
+    """Where each target's entry sits in ``input``, and its weight.
+
+    Returns ``(key, scale, ignored)``. ``input[key]`` has the target's shape and holds
+    ``input[n, target[n], d1, ...]`` (one index array per dimension of ``input``).
+    ``scale`` is the weight of each target (zero where the target is ``ignore_index``),
+    or ``None`` when every weight is one; ``ignored`` marks the ignored targets (or is
+    ``None`` when there are none).
+    """
+    _check_nll(input, target, weight)
+    x = input._data
+    xp = array_module(x)
+    n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
+    t = target._data.astype(xp.int64)  # a copy: later changes to target cannot reach backward
+    ignored = t == ignore_index
+    if ignored.any():
+        t[ignored] = 0  # any valid class; its weight is zeroed below
+    else:
+        ignored = None
+    if t.size and (t.min() < 0 or t.max() >= n_classes):
+        bad = (t < 0) | (t >= n_classes)
+        raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
+    if x.ndim == 1:
+        key = (t,)
+    else:
+        # (N, C, d1, ..., dk) picked at [n, t[n, i1, ...], i1, ..., ik]: index arrays
+        # that broadcast to the target's shape.
+        ndim = t.ndim
+        batch = xp.arange(x.shape[0]).reshape((-1,) + (1,) * (ndim - 1))
+        spatial = [xp.arange(s).reshape((1,) * (i + 1) + (-1,) + (1,) * (ndim - i - 2))
+                   for i, s in enumerate(x.shape[2:])]
+        key = (batch, t, *spatial)
+    if weight is None and ignored is None:
+        return key, None, None
+    scale = xp.ones(t.shape, x.dtype) if weight is None else weight._data[t]
+    if ignored is not None:
+        scale[ignored] = 0
+    return key, scale, ignored
+
+
+class NllLossBackward0(Node):
+    """``loss = -sum_n w_n input[n, t_n]`` (divided by ``sum_n w_n`` for ``mean``).
+
+    The loss is linear in ``input``: its gradient is ``-w_n`` (over the total weight)
+    times the incoming gradient at each target's entry, and zero everywhere else.
+    """
+
+    __slots__ = ("shape", "key", "target_shape", "scale", "divisor", "ignored")
+
+    def apply(self, grad):
+        scale, divisor, ignored = self.scale, self.divisor, self.ignored
+        target_shape = self.target_shape
+        if is_grad_enabled():  # create_graph=True: recorded, so it can be differentiated
+            values = -(grad / divisor) if divisor is not None else -grad
+            if scale is not None:
+                values = values * Tensor._make(scale)
+            values = values.expand(target_shape)
+            return (shape.embed(values, self.shape, self.key),)
+        g = grad._data
+        xp = array_module(g)
+        with _quiet():
+            values = -(g / divisor) if divisor is not None else -g
+            if scale is not None:
+                values = values * scale
+        if ignored is not None:
+            values = xp.broadcast_to(values, target_shape).copy()
+            values[ignored] = 0  # ignored targets get no gradient, even when NaN is around
+        data = xp.zeros(self.shape, g.dtype)
+        data[self.key] = values  # each sample's target entry appears once: plain assignment
+        return (Tensor._make(data),)
+
+
+def _quiet():
+    """No NumPy warnings for 0/0: an all-ignored batch gives NaN silently, as in PyTorch."""
+    return np.errstate(divide="ignore", invalid="ignore")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of the target classes, given log-probabilities ``input``:
+    ``-input[n, target[n]]``, averaged over the batch.
+
+    With ``weight``, each sample counts ``weight[target[n]]`` times and ``mean`` divides
+    by the total weight; targets equal to ``ignore_index`` count zero times.
+
+    Written as one operation (``NllLossBackward0``, as PyTorch records it) rather than as
+    ``-input[arange(N), target].mean()``, which computes the same numbers through three
+    nodes.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    key, scale, ignored = _target_index(input, target, weight, ignore_index)
+    picked = input._data[key]  # advanced indexing: a copy with the target's shape
+    if scale is not None:
+        picked = picked * scale
+    divisor = None
+    if reduction == "none":
+        value = -picked
+    else:
+        value = -picked.sum()
+        if reduction == "mean":
+            divisor = float(scale.sum()) if scale is not None else picked.size
+            with _quiet():
+                value = value / divisor if divisor else value * float("nan")
+    out = Tensor._make(value)
+    if should_record(input):
+        record(NllLossBackward0, out, (input,), shape=input._data.shape, key=key,
+               target_shape=target._data.shape, scale=scale, divisor=divisor, ignored=ignored)
+    return out
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """``nll_loss(log_softmax(input, dim=1), target)``: the classifier's loss.
+
+    ``target`` holds class indices (``int64``), or class probabilities with ``input``'s
+    shape. ``label_smoothing`` mixes the one-hot target with the uniform distribution.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    class_dim = 0 if input.dim() == 1 else 1
+    if target.shape == input.shape:  # same shape: class probabilities ("soft" targets)
+        if not target.is_floating_point():
+            raise RuntimeError(
+                "Expected floating point type for target with class probabilities, got "
+                f"{_type_name(target)}"
+            )
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
+                                            class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(
+                f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+            )
+        return _cross_entropy_smoothed(input, target, weight, ignore_index, reduction,
+                                       label_smoothing, class_dim)
+    return nll_loss(activations.log_softmax(input, class_dim), target, weight,
+                    ignore_index=ignore_index, reduction=reduction)
+
+
+def _class_weight(weight, input, class_dim):
+    """``weight`` shaped to broadcast along the class dimension of ``input``."""
+    if input.dim() <= 1:
+        return weight
+    return weight.view(*[weight.shape[0] if d == class_dim else 1 for d in range(input.dim())])
+
+
+def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim):
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
+            f"or no classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+    log_probs = activations.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(
+                f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+            )
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    products = log_probs * target
+    if weight is not None:
+        products = products * _class_weight(weight, input, class_dim)
+    if reduction == "none":
+        return -products.sum(class_dim)
+    total = -products.sum()
+    if reduction == "sum":
+        return total
+    return _divide(total, input.numel() // n_classes)
+
+
+def _cross_entropy_smoothed(input, target, weight, ignore_index, reduction, label_smoothing,
+                            class_dim):
+    """``(1 - eps) * nll + eps * (mean over classes of -log p)``, PyTorch's formula."""
+    log_probs = activations.log_softmax(input, class_dim)
+    nll = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+    n_classes = input.shape[class_dim]
+    if weight is not None:
+        smooth = -(log_probs * _class_weight(weight, input, class_dim)).sum(class_dim)
+    else:
+        smooth = -log_probs.sum(class_dim)
+    ignored = target._data == ignore_index
+    if ignored.any():
+        smooth = smooth.masked_fill(Tensor._make(ignored), 0.0)
+    if reduction == "mean":
+        kept = ~ignored
+        if weight is not None:
+            count = float(weight._data[target._data[kept]].sum())
+        else:
+            count = int(kept.sum())
+        smooth = _divide(smooth.sum(), count)
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+def _softplus(x):
+    """``log(1 + exp(x))`` as ``logsumexp([0, x])``: never overflows, and its gradient
+    is exactly ``sigmoid(x)``, also at ``x = 0``."""
+    return reductions.logsumexp(shape.stack([creation.zeros_like(x), x]), 0)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """Binary cross-entropy of ``sigmoid(input)`` against ``target`` in ``[0, 1]``,
+    computed from the logits directly: ``(1 - t) x + log(1 + exp(-x))``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(
+            f"Target size ({target.size()}) must be the same as input size ({input.size()})"
+        )
+    if not target.is_floating_point():
+        raise RuntimeError(
+            f"result type {_type_name(input)} can't be cast to the desired output type "
+            f"{_type_name(target)}"
+        )
+    neg_log_sigmoid = _softplus(-input)  # -log(sigmoid(x))
+    if pos_weight is not None:
+        neg_log_sigmoid = neg_log_sigmoid * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * input + neg_log_sigmoid
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)

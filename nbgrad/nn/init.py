@@ -1,0 +1,140 @@
+"""Initialising parameters in place: ``uniform_``, ``normal_``, Xavier and Kaiming schemes.
+
+Every function overwrites the tensor it is given, under ``no_grad`` (a parameter is a
+leaf that requires grad: changing it in place while recording would raise), bumps its
+version counter, and returns it. Random numbers come from nbgrad's generator
+(``nbgrad.manual_seed``), so they are reproducible within nbgrad but not equal to
+PyTorch's for the same seed.
+
+The scales follow PyTorch exactly. For a weight of shape ``(fan_out, fan_in)``:
+
+* Xavier (Glorot): ``std = gain * sqrt(2 / (fan_in + fan_out))``;
+* Kaiming (He): ``std = gain / sqrt(fan)``, ``fan`` being ``fan_in`` (default) or ``fan_out``;
+* a uniform distribution on ``[-bound, bound]`` has ``std = bound / sqrt(3)``.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import random as _random
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity (what it does to the variance of a signal)."""
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, int) or isinstance(param, float):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    """``(fan_in, fan_out)``: inputs and outputs per unit (``size(1)`` and ``size(0)``,
+    times the receptive field for convolution weights)."""
+    if tensor.dim() < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    receptive_field_size = 1
+    for s in tensor.shape[2:]:
+        receptive_field_size *= s
+    return tensor.size(1) * receptive_field_size, tensor.size(0) * receptive_field_size
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _fill(tensor, draw, generator):
+    """Overwrite ``tensor`` with ``draw(numpy_generator, shape)``, in place, under no_grad."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"expected a Tensor, got {type(tensor).__name__}")
+    generator = _random.generator() if generator is None else generator
+    values = np.asarray(draw(generator, tuple(tensor.shape)))
+    with no_grad():
+        tensor.copy_(Tensor._make(values))  # cast to the tensor's dtype, moved to its device
+    return tensor
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with values drawn uniformly from ``[a, b)``."""
+    return _fill(tensor, lambda g, shape: g.uniform(a, b, shape), generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with values drawn from ``N(mean, std^2)``."""
+    return _fill(tensor, lambda g, shape: g.normal(mean, std, shape), generator)
+
+
+def constant_(tensor, val):
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    with no_grad():
+        return tensor.zero_()
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std  # the uniform bound with that standard deviation
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    fan = _calculate_correct_fan(tensor, mode)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """``Linear`` uses ``a=sqrt(5)``: gain ``sqrt(1/3)``, so the bound is ``1/sqrt(fan_in)``."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)

@@ -1,0 +1,59 @@
+"""``Linear``: ``y = x W^T + b``, initialised as PyTorch initialises it.
+
+``W`` has shape ``(out_features, in_features)``. Both ``W`` and ``b`` start uniform on
+``[-1/sqrt(in_features), 1/sqrt(in_features)]``: for ``W`` that is
+``kaiming_uniform_(a=sqrt(5))`` (gain ``sqrt(2 / (1 + 5))``, times ``sqrt(3)`` for a
+uniform distribution, divided by ``sqrt(fan_in)``), kept for compatibility with old
+Torch; for ``b`` it is written out. Random numbers come from ``nbgrad.manual_seed``'s
+generator, so a model is reproducible but its numbers differ from PyTorch's.
+"""
+
+import math
+
+from .. import creation
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder layer)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """An affine map from ``in_features`` to ``out_features``."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(creation.empty((out_features, in_features), dtype=dtype,
+                                               device=device))
+        if bias:
+            self.bias = Parameter(creation.empty(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

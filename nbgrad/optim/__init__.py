@@ -1,0 +1,19 @@
+"""Optimizers with PyTorch's API and update rules: ``SGD``, ``Adam``, ``AdamW``.
+
+    >>> import nbgrad as ng
+    >>> w = ng.nn.Parameter(ng.tensor([1.0, -2.0]))
+    >>> opt = ng.optim.SGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([ 0.8000, -1.6000], requires_grad=True)
+
+Reading order: ``optimizer.py`` (groups and state), ``sgd.py``, ``adam.py``.
+"""
+
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
