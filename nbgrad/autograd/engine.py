@@ -1,21 +1,25 @@
-"""Backward: run the graph's nodes in reverse, each once, in dependency order.
+"""Backward: run the graph's nodes in reverse, each once, after all of its consumers.
 
-Reading guide. ``run_backward`` is the whole algorithm:
+Reading guide. ``run_backward`` is the whole algorithm.
 
-1. *Count dependencies.* Walk the graph from the root nodes (iteratively: graphs can be a
-   million nodes deep) and count, for every node, how many edges lead into it. A node may
-   run only when all of them have delivered their gradient.
-2. *Run ready nodes.* The roots start in a ready queue. Take a node out, call its hooks
-   and its ``apply`` with the gradients of its outputs, then pass each result along its
-   edge: gradients arriving at the same node are summed (this is the chain rule's sum
-   over paths). When a node's count drops to zero it becomes ready. Among ready nodes the
-   one created last runs first, as in PyTorch.
-3. *Free.* Unless ``retain_graph=True``, each node drops its saved tensors once it ran.
+*The order.* A node is created after the nodes of its inputs (it needs their outputs to
+exist), so every node's sequence number — a counter stamped at creation — is larger than
+those of the nodes it sends gradients to. Running nodes from the largest sequence number
+down is therefore a topological order of the reversed graph: when a node runs, every node
+that uses its output has already run and delivered its gradient. No recursion, no separate
+sort: a heap of the nodes that have received a gradient, largest sequence number first.
+(PyTorch's engine also orders its ready queue by sequence number.)
+
+*The loop.* Take the node with the largest sequence number; call the hooks on its
+outputs and its ``apply`` with the gradients of its outputs; pass each result along its
+edge into that node's buffer, where gradients arriving along different paths are summed
+(the chain rule's sum over paths). A node enters the heap when its first gradient arrives.
+Unless ``retain_graph=True``, each node drops its saved tensors once it has run.
 
 Leaves receive their gradient through their ``AccumulateGrad`` node. A non-leaf keeps its
 gradient only if it called ``retain_grad()``, which is a hook on its ``grad_fn``.
 ``autograd.grad`` uses the same loop but captures the gradients of its ``inputs`` instead
-of accumulating into ``.grad``.
+of accumulating into ``.grad``, and skips the nodes that do not lead to them.
 """
 
 import heapq
@@ -33,70 +37,42 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     gradients arriving at those edges are returned instead of being accumulated into
     leaves, and only the part of the graph that leads to them runs.
     """
-    root_nodes = list({node: None for node, _ in roots})
-    dependencies = _count_dependencies(root_nodes)
     if capture is None:
         needed = captured = None
     else:
-        needed = _nodes_leading_to({node for node, _ in capture}, root_nodes)
+        needed = _nodes_leading_to({node for node, _ in capture}, [node for node, _ in roots])
         captured = {edge: None for edge in capture}
 
     buffers = {}  # node -> [gradient of output 0, gradient of output 1, ...]
+    ready = []    # heap of (-sequence number, node): the most recently created node first
     for (node, output_nr), grad in zip(roots, root_grads):
-        _accumulate(buffers, node, output_nr, grad)
-    ready = [(-node._sequence_nr, id(node), node) for node in root_nodes if node not in dependencies]
-    heapq.heapify(ready)
+        _accumulate(buffers, ready, node, output_nr, grad)
 
     # Like PyTorch, backward is silent about inf/nan it produces (e.g. sqrt' at 0).
     with set_grad_enabled(create_graph), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = heapq.heappop(ready)[1]
             grads = buffers.pop(node)
             if node._hooks is not None or type(node) is AccumulateGrad:
                 grads = _call_tensor_pre_hooks(node, grads)
             if captured is not None:
                 _capture(node, grads, captured)
                 if node not in needed:
-                    _release_dependants(node, dependencies, ready, buffers)
                     continue
             grad_inputs = node.apply(*grads) if node._hooks is None else _call_node(node, grads)
             if not retain_graph:
                 node._release()
             for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):
-                if next_node is None:
+                if next_node is None or grad is None:
                     continue
-                if grad is not None:
-                    # Gradients reaching the same output along several paths add up.
-                    buffer = buffers.get(next_node)
-                    if buffer is None:
-                        buffer = buffers[next_node] = [None] * next_node.num_outputs
-                    current = buffer[output_nr]
-                    buffer[output_nr] = grad if current is None else current + grad
-                remaining = dependencies[next_node] - 1
-                dependencies[next_node] = remaining
-                if remaining == 0:
-                    if next_node in buffers:
-                        heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
-                    else:  # no gradient reached it along any path: nothing to compute
-                        _release_dependants(next_node, dependencies, ready, buffers)
+                # Gradients reaching the same output along several paths add up.
+                buffer = buffers.get(next_node)
+                if buffer is None:
+                    buffer = buffers[next_node] = [None] * next_node.num_outputs
+                    heapq.heappush(ready, (-next_node._sequence_nr, next_node))
+                current = buffer[output_nr]
+                buffer[output_nr] = grad if current is None else current + grad
     return None if captured is None else [captured[edge] for edge in capture]
-
-
-def _count_dependencies(root_nodes):
-    """How many edges lead into each node reachable from the roots."""
-    dependencies = {}
-    stack = list(root_nodes)
-    seen = set(stack)
-    while stack:
-        node = stack.pop()
-        for next_node, _ in node.next_functions:
-            if next_node is None:
-                continue
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
-            if next_node not in seen:
-                seen.add(next_node)
-                stack.append(next_node)
-    return dependencies
 
 
 def _nodes_leading_to(targets, root_nodes):
@@ -127,26 +103,11 @@ def _capture(node, grads, captured):
             captured[(node, output_nr)] = grad
 
 
-def _release_dependants(node, dependencies, ready, buffers):
-    """Skip ``node`` without running it, counting its outgoing edges as done."""
-    stack = [node]
-    while stack:
-        for next_node, _ in stack.pop().next_functions:
-            if next_node is None:
-                continue
-            remaining = dependencies[next_node] - 1
-            dependencies[next_node] = remaining
-            if remaining == 0:
-                if next_node in buffers:
-                    heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
-                else:
-                    stack.append(next_node)
-
-
-def _accumulate(buffers, node, output_nr, grad):
+def _accumulate(buffers, ready, node, output_nr, grad):
     buffer = buffers.get(node)
     if buffer is None:
         buffer = buffers[node] = [None] * node.num_outputs
+        heapq.heappush(ready, (-node._sequence_nr, node))
     current = buffer[output_nr]
     buffer[output_nr] = grad if current is None else current + grad
 

@@ -22,7 +22,6 @@ import weakref
 from .grad_mode import is_grad_enabled
 
 _sequence = itertools.count()
-LAST = 2**63
 _FREED = object()
 
 SECOND_BACKWARD = (
@@ -151,7 +150,6 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         super().__init__(())
-        self._sequence_nr = LAST  # when ready, accumulate before anything else runs
         self.variable = variable
 
     def apply(self, grad):

@@ -23,13 +23,22 @@ from .operands import (broadcast_error, floating, operand, promoted, shape_of, t
                        zeros_like)
 
 
-def _meta(value):
-    """Shape and dtype of a tensor operand (``None`` for a number), for its gradient."""
-    return (value._data.shape, value._data.dtype) if isinstance(value, Tensor) else None
+def _meta(value, out):
+    """What ``to_input`` needs to turn the output's gradient into ``value``'s: its shape and
+    dtype, or ``None`` when nothing is to be done (a number, or the output's own shape and
+    dtype: the common case, which then costs nothing in backward)."""
+    if not isinstance(value, Tensor):
+        return None
+    data, result = value._data, out._data
+    if data.shape == result.shape and data.dtype == result.dtype:
+        return None
+    return (data.shape, data.dtype)
 
 
 def to_input(grad, meta):
     """The gradient summed over broadcast dimensions and cast back to the input's dtype."""
+    if meta is None:
+        return grad
     shape, dtype = meta
     if grad._data.shape != shape:
         grad = grad.sum_to_size(shape)
@@ -50,7 +59,7 @@ def _binary(op, input, other, compute):
             y = other._data
             if x.dtype is not y.dtype or type(x) is not type(y):
                 x, y = promoted(input, other)
-        elif type(other) is float and x.dtype.kind == "f":
+        elif (type(other) is float or type(other) is int) and x.dtype.kind == "f":
             y = other
         else:
             other = operand(other, op)
@@ -109,7 +118,7 @@ def add(input, other, *, alpha=1):
     a, b, out = _binary("add", input, other, compute)
     if _recording(a, b):
         node = record(AddBackward0, out, _edges(a, b))
-        node.alpha, node.metas = alpha, (_meta(a), _meta(b))
+        node.alpha, node.metas = alpha, (_meta(a, out), _meta(b, out))
     return out
 
 
@@ -132,9 +141,9 @@ def sub(input, other, *, alpha=1):
     a, b, out = _binary("sub", input, other, compute)
     if isinstance(a, Tensor):
         if _recording(a, b):
-            record(SubBackward0, out, _edges(a, b), alpha=alpha, metas=(_meta(a), _meta(b)))
+            record(SubBackward0, out, _edges(a, b), alpha=alpha, metas=(_meta(a, out), _meta(b, out)))
     elif _recording(a, b):  # number - tensor
-        record(RsubBackward1, out, (b,), alpha=alpha, meta=_meta(b))
+        record(RsubBackward1, out, (b,), alpha=alpha, meta=_meta(b, out))
     return out
 
 
@@ -168,7 +177,7 @@ def mul(input, other):
         # Like PyTorch, save only what the needed gradients use.
         node = record(MulBackward0, out, _edges(a, b),
                       saved=(a if _needs(b) else None, b if _needs(a) else None))
-        node.metas = (_meta(a), _meta(b))
+        node.metas = (_meta(a, out), _meta(b, out))
     return out
 
 
@@ -205,7 +214,7 @@ def div(input, other, *, rounding_mode=None):
     a, b, out = _binary("div", input, other, _true_divide)
     if _recording(a, b):
         node = record(DivBackward0, out, _edges(a, b), saved=(a if _needs(b) else None, b))
-        node.metas = (_meta(a), _meta(b))
+        node.metas = (_meta(a, out), _meta(b, out))
     return out
 
 
@@ -224,7 +233,7 @@ def _rounding_div(input, other, rounding_mode):
 
     a, b, out = _binary("div", input, other, compute)
     if _recording(a, b):
-        record(DivBackward1, out, _edges(a, b), metas=(_meta(a), _meta(b)))
+        record(DivBackward1, out, _edges(a, b), metas=(_meta(a, out), _meta(b, out)))
     return out
 
 
@@ -346,9 +355,9 @@ def pow(input, exponent):
             record(PowBackward0, out, (a,), saved=(a,), exponent=b)
     elif isinstance(a, Tensor):
         if should_record(a, b):
-            record(PowBackward1, out, (a, b), saved=(a, b, OUTPUT), metas=(_meta(a), _meta(b)))
+            record(PowBackward1, out, (a, b), saved=(a, b, OUTPUT), metas=(_meta(a, out), _meta(b, out)))
     elif should_record(b):
-        record(PowBackward2, out, (b,), saved=(OUTPUT,), base=a, meta=_meta(b))
+        record(PowBackward2, out, (b,), saved=(OUTPUT,), base=a, meta=_meta(b, out))
     return out
 
 
@@ -516,8 +525,8 @@ def _clamp_tensors(x, min, max):
     out = Tensor._make(data)
     if should_record(*(t for t in (x, low, high) if t is not None)):
         record(ClampBackward0, out, (x, low, high), saved=(x, low, high),
-               metas=(_meta(x), None if low is None else _meta(low),
-                      None if high is None else _meta(high)))
+               metas=(_meta(x, out), None if low is None else _meta(low, out),
+                      None if high is None else _meta(high, out)))
     return out
 
 
@@ -555,7 +564,7 @@ def _choose(op, node_cls, pick_max, input, other):
     b = tensor_operand(other, op, 2, "other")
     a, b, out = _binary(op, a, b, np.maximum if pick_max else np.minimum)
     if should_record(a, b):
-        record(node_cls, out, (a, b), saved=(a, b), metas=(_meta(a), _meta(b)), pick_max=pick_max)
+        record(node_cls, out, (a, b), saved=(a, b), metas=(_meta(a, out), _meta(b, out)), pick_max=pick_max)
     return out
 
 
@@ -602,7 +611,7 @@ def where(condition, input, other):
         raise
     out = Tensor._make(data)
     if _recording(a, b):
-        record(WhereBackward0, out, _edges(a, b), saved=(c,), metas=(_meta(a), _meta(b)))
+        record(WhereBackward0, out, _edges(a, b), saved=(c,), metas=(_meta(a, out), _meta(b, out)))
     return out
 
 
@@ -624,5 +633,5 @@ def masked_fill(input, mask, value):
     xp = array_module(x._data)
     out = Tensor._make(xp.where(m._data, xp.asarray(value, dtype=x._data.dtype), x._data))
     if should_record(x):
-        record(MaskedFillBackward0, out, (x,), saved=(m,), meta=_meta(x))
+        record(MaskedFillBackward0, out, (x,), saved=(m,), meta=_meta(x, out))
     return out
