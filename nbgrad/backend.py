@@ -85,9 +85,10 @@ def device_of(array):
 
 def _cuda_index(dev):
     if not cuda_is_available():
-        raise RuntimeError(
-            "Torch not compiled with CUDA enabled: nbgrad found no usable GPU "
-            "(install the `cuda12` extra on a machine with an NVIDIA GPU)."
+        # PyTorch's CPU build raises AssertionError here; so does nbgrad without a GPU.
+        raise AssertionError(
+            "Torch not compiled with CUDA enabled\nnbgrad hint: no usable GPU was found "
+            "(CuPy from the `cuda12` extra and an NVIDIA GPU are needed)."
         )
     index = 0 if dev.index is None else dev.index
     if index >= cuda_device_count():

@@ -28,6 +28,7 @@ from . import backend, dtypes, printing
 from .autograd.node import add_hook
 
 _ndarray = np.ndarray
+_new = object.__new__
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -43,7 +44,7 @@ class Tensor:
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_grad",
         "_hooks", "_post_accumulate_hooks", "_accumulator", "_retains_grad",
-        "_view_fn", "_views", "__weakref__",
+        "_view_fn", "_views", "_made_without_grad", "__weakref__",
     )
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operator
 
@@ -52,7 +53,7 @@ class Tensor:
         """Wrap an array without copying or checking it: the internal constructor."""
         if type(data) is not _ndarray and isinstance(data, np.generic):
             data = np.asarray(data)  # NumPy turns 0-d results into scalars; keep arrays
-        t = object.__new__(cls)
+        t = _new(cls)
         t._data = data
         t._requires_grad = False
         t._grad_fn = None

@@ -48,10 +48,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     for (node, output_nr), grad in zip(roots, root_grads):
         _accumulate(buffers, ready, node, output_nr, grad)
 
+    pop, push = heapq.heappop, heapq.heappush  # local names: this loop is the hot path
     # Like PyTorch, backward is silent about inf/nan it produces (e.g. sqrt' at 0).
     with set_grad_enabled(create_graph), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         while ready:
-            node = heapq.heappop(ready)[1]
+            node = pop(ready)[1]
             grads = buffers.pop(node)
             if node._hooks is not None or type(node) is AccumulateGrad:
                 grads = _call_tensor_pre_hooks(node, grads)
@@ -60,7 +61,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 if node not in needed:
                     continue
             grad_inputs = node.apply(*grads) if node._hooks is None else _call_node(node, grads)
-            if not retain_graph:
+            if node._saved and not retain_graph:
                 node._release()
             for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):
                 if next_node is None or grad is None:
@@ -69,7 +70,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 buffer = buffers.get(next_node)
                 if buffer is None:
                     buffer = buffers[next_node] = [None] * next_node.num_outputs
-                    heapq.heappush(ready, (-next_node._sequence_nr, next_node))
+                    push(ready, (-next_node._sequence_nr, next_node))
                 current = buffer[output_nr]
                 buffer[output_nr] = grad if current is None else current + grad
     return None if captured is None else [captured[edge] for edge in capture]

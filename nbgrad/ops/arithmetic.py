@@ -48,15 +48,19 @@ def to_input(grad, meta):
 
 
 def _binary(op, input, other, compute):
-    """Check and promote two operands, compute, and return (a, b, result tensor).
+    """Check and promote two operands, compute, and return ``(a, b, result, recording)``;
+    ``recording`` says whether the operation joins the graph (grad mode on and a tensor
+    operand requires grad).
 
-    The common cases (tensor with tensor of the same dtype, tensor with a Python float)
+    The common cases (tensor with tensor of the same dtype, tensor with a Python number)
     are decided first: this runs for every arithmetic operation, forward and backward.
     """
     if isinstance(input, Tensor):
         x = input._data
+        requires_grad = input._requires_grad
         if isinstance(other, Tensor):
             y = other._data
+            requires_grad = requires_grad or other._requires_grad
             if x.dtype is not y.dtype or type(x) is not type(y):
                 x, y = promoted(input, other)
         elif (type(other) is float or type(other) is int) and x.dtype.kind == "f":
@@ -64,16 +68,18 @@ def _binary(op, input, other, compute):
         else:
             other = operand(other, op)
             x, y = promoted(input, other)
+            requires_grad = requires_grad or _needs(other)
     else:
         input = operand(input, op, 1, "input")
         if not isinstance(other, Tensor):
             raise TypeError(f"{op}(): expected at least one Tensor operand, got two numbers")
         x, y = promoted(input, other)
+        requires_grad = _needs(input) or other._requires_grad
     try:
         data = compute(x, y)
     except ValueError:
         raise broadcast_error(shape_of(x), shape_of(y)) from None
-    return input, other, Tensor._make(data)
+    return input, other, Tensor._make(data), requires_grad and _state.enabled
 
 
 def _edges(a, b):
@@ -98,7 +104,7 @@ class AddBackward0(Node):
     def apply(self, grad):
         a_meta, b_meta = self.metas
         (a_fn, _), (b_fn, _) = self.next_functions
-        grad_a = to_input(grad, a_meta) if a_fn is not None else None
+        grad_a = None if a_fn is None else grad if a_meta is None else to_input(grad, a_meta)
         grad_b = None
         if b_fn is not None:
             grad_b = to_input(grad if self.alpha == 1 else grad * self.alpha, b_meta)
@@ -115,8 +121,8 @@ class SubBackward0(AddBackward0):
 
 def add(input, other, *, alpha=1):
     compute = operator.add if alpha == 1 else (lambda x, y: x + alpha * y)
-    a, b, out = _binary("add", input, other, compute)
-    if _recording(a, b):
+    a, b, out, recording = _binary("add", input, other, compute)
+    if recording:
         node = record(AddBackward0, out, _edges(a, b))
         node.alpha, node.metas = alpha, (_meta(a, out), _meta(b, out))
     return out
@@ -138,11 +144,10 @@ def sub(input, other, *, alpha=1):
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     compute = operator.sub if alpha == 1 else (lambda x, y: x - alpha * y)
-    a, b, out = _binary("sub", input, other, compute)
-    if isinstance(a, Tensor):
-        if _recording(a, b):
-            record(SubBackward0, out, _edges(a, b), alpha=alpha, metas=(_meta(a, out), _meta(b, out)))
-    elif _recording(a, b):  # number - tensor
+    a, b, out, recording = _binary("sub", input, other, compute)
+    if recording and isinstance(a, Tensor):
+        record(SubBackward0, out, _edges(a, b), alpha=alpha, metas=(_meta(a, out), _meta(b, out)))
+    elif recording:  # number - tensor
         record(RsubBackward1, out, (b,), alpha=alpha, meta=_meta(b, out))
     return out
 
@@ -172,8 +177,8 @@ class MulBackward0(Node):
 
 
 def mul(input, other):
-    a, b, out = _binary("mul", input, other, operator.mul)
-    if _recording(a, b):
+    a, b, out, recording = _binary("mul", input, other, operator.mul)
+    if recording:
         # Like PyTorch, save only what the needed gradients use.
         node = record(MulBackward0, out, _edges(a, b),
                       saved=(a if _needs(b) else None, b if _needs(a) else None))
@@ -211,8 +216,8 @@ def div(input, other, *, rounding_mode=None):
         return _rounding_div(input, other, rounding_mode)
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
         return mul(reciprocal(other), input)  # number / tensor, recorded as PyTorch does
-    a, b, out = _binary("div", input, other, _true_divide)
-    if _recording(a, b):
+    a, b, out, recording = _binary("div", input, other, _true_divide)
+    if recording:
         node = record(DivBackward0, out, _edges(a, b), saved=(a if _needs(b) else None, b))
         node.metas = (_meta(a, out), _meta(b, out))
     return out
@@ -231,8 +236,8 @@ def _rounding_div(input, other, rounding_mode):
             return x // y if rounding_mode == "floor" else np.trunc(x / y).astype(np.result_type(x, y))
         return rounding(x / y)
 
-    a, b, out = _binary("div", input, other, compute)
-    if _recording(a, b):
+    a, b, out, recording = _binary("div", input, other, compute)
+    if recording:
         record(DivBackward1, out, _edges(a, b), metas=(_meta(a, out), _meta(b, out)))
     return out
 
@@ -349,7 +354,7 @@ def _power(x, p):
 
 
 def pow(input, exponent):
-    a, b, out = _binary("pow", input, exponent, _power)
+    a, b, out, _ = _binary("pow", input, exponent, _power)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if should_record(a):
             record(PowBackward0, out, (a,), saved=(a,), exponent=b)
@@ -562,7 +567,7 @@ class MinimumBackward0(MaximumBackward0):
 def _choose(op, node_cls, pick_max, input, other):
     a = tensor_operand(input, op)
     b = tensor_operand(other, op, 2, "other")
-    a, b, out = _binary(op, a, b, np.maximum if pick_max else np.minimum)
+    a, b, out, _ = _binary(op, a, b, np.maximum if pick_max else np.minimum)
     if should_record(a, b):
         record(node_cls, out, (a, b), saved=(a, b), metas=(_meta(a, out), _meta(b, out)), pick_max=pick_max)
     return out

@@ -43,6 +43,14 @@ def check_leaf(t):
     if not is_grad_enabled():
         return
     base = getattr(t, "_base", None)
+    if base is not None and base._requires_grad and getattr(t, "_made_without_grad", False):
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+            "You can clarify your code by moving both the view and the inplace either both "
+            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+            "outside (if you want the inplace to be tracked)."
+        )
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_MESSAGE + HINT)
     if t._grad_fn is None and t._requires_grad:
@@ -155,6 +163,7 @@ class CopySlices(Node):
         node = cls((edge_of(base),) + tuple(fn.next_functions[1:]))
         node.view, node.fn = view.detach(), fn  # detach: the replays, without a cycle
         node.view._view_fn = view._view_fn
+        node._saved = fn._saved  # what backward needs is what ``fn`` saved
         return node
 
     def apply(self, grad):
@@ -169,6 +178,7 @@ class CopySlices(Node):
 
     def _release(self):
         self.fn._release()
+        self._saved = self.fn._saved
 
 
 # -- the operations that have no out-of-place counterpart elsewhere ---------------------

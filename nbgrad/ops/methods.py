@@ -9,7 +9,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import activations, arithmetic, conversion, inplace, linalg, nondifferentiable, reductions, shape
 
-_OPERANDS = (Tensor, bool, int, float, np.generic, np.ndarray)
+_OPERANDS = (Tensor, float, int, bool, np.generic, np.ndarray)  # most frequent first
 
 METHODS = {
     # arithmetic and math

@@ -46,6 +46,8 @@ def make_view(x, data, replay, node_cls=None, **attributes):
         if views is None:
             views = out._base._views = weakref.WeakSet()
         views.add(out)
+    else:
+        out._made_without_grad = True
     if node_cls is not None and should_record(x):
         record(node_cls, out, (x,), **attributes)
     return out
