@@ -8,7 +8,10 @@ A tensor holds
 * ``_grad_fn``: the node that produced it (``None`` for a leaf), and ``_output_nr``,
   which output of that node it is;
 * ``_vc``: its version counter, a one-element list shared with its views and with
-  ``detach()``; every in-place change adds one, and saved tensors compare against it;
+  ``detach()``; every in-place change adds one, and saved tensors compare against it.
+  It is created the first time it is shared or bumped (``None`` means version 0): most
+  tensors never need one, and fewer objects per operation is less work for Python's
+  garbage collector;
 * ``_base``: for a view, the tensor whose storage it looks into.
 
 Rarely used fields (``_grad``, hooks, the leaf's accumulator, the view function) are
@@ -57,8 +60,18 @@ class Tensor:
         t._data = data
         t._requires_grad = False
         t._grad_fn = None
-        t._vc = [0] if vc is None else vc
+        t._vc = vc
         return t
+
+    def _counter(self):
+        """The version counter, created when first needed (to share it, or to bump it)."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
+
+    def _bump_version(self):
+        self._counter()[0] += 1
 
     def __init__(self, *args, **kwargs):
         raise TypeError(
@@ -118,7 +131,8 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._vc[0]
+        vc = self._vc
+        return vc[0] if vc else 0
 
     # -- autograd state ---------------------------------------------------------------
     @property
@@ -127,8 +141,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if self._grad_fn is not None:  # even True: the attribute is a leaf's to set
-            self.requires_grad_(False)
+        if self._grad_fn is not None and value:  # even True: the attribute is a leaf's to set
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables.\n"
+                "nbgrad hint: chapter 02 (requires_grad) explains leaves and non-leaves."
+            )
         if value and self._data.dtype.kind != "f":
             raise RuntimeError(ONLY_FLOAT_GRAD.replace("Only", "only"))
         self.requires_grad_(value)
@@ -259,7 +276,7 @@ class Tensor:
 
     def detach(self):
         """The same storage and version counter, outside the graph (chapter 07)."""
-        return Tensor._make(self._data, self._vc)
+        return Tensor._make(self._data, self._counter())
 
     def detach_(self):
         if self._is_view():
@@ -428,7 +445,7 @@ class Parameter(Tensor):
             data = Tensor._make(np.empty(0, dtypes.get_default_dtype().numpy))
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor, got {type(data).__name__}")
-        param = cls._make(data._data, data._vc)
+        param = cls._make(data._data, data._counter())
         if requires_grad:
             param.requires_grad_(True)
         return param

@@ -185,7 +185,7 @@ def _connect(ctx, args, outputs):
                 raise RuntimeError(
                     "a leaf Variable that requires grad has been used in an in-place operation."
                 )
-            out._vc[0] += 1  # as in PyTorch, mark_dirty counts as a modification
+            out._bump_version()  # as in PyTorch, mark_dirty counts as a modification
         metas.append((out._data.shape, out._data.dtype, array_module(out._data)))
         if id(out) not in non_differentiable and out._data.dtype.kind == "f":
             attach(out, ctx, output_nr)

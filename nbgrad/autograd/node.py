@@ -165,7 +165,7 @@ class AccumulateGrad(Node):
             variable._grad = current + grad
         else:
             current._data += grad._data
-            current._vc[0] += 1
+            current._bump_version()
         post_hooks = getattr(variable, "_post_accumulate_hooks", None)
         for hook in tuple(post_hooks.values()) if post_hooks else ():
             hook(variable)
@@ -179,11 +179,11 @@ class SavedTensor:
 
     def __init__(self, tensor):
         self.tensor = tensor
-        self.version = tensor._vc[0]
+        self.version = tensor._version
 
     def unpack(self, node):
         tensor = self.tensor
-        if tensor._vc[0] != self.version:
+        if tensor._version != self.version:
             fn = tensor._grad_fn
             output_nr = 0 if fn is None else tensor._output_nr
             raise RuntimeError(_modified_message(tensor, fn, output_nr, self.version))
@@ -202,8 +202,8 @@ class SavedOutput:
     def retarget(self, output):
         """Follow ``output`` (used when an in-place operation makes another tensor the output)."""
         self.data = output._data
-        self.vc = output._vc
-        self.version = output._vc[0]
+        self.vc = output._counter()
+        self.version = self.vc[0]
         self.requires_grad = output._requires_grad
         self.output_nr = output._output_nr
 
@@ -228,7 +228,7 @@ def short_name(node):
 
 
 def _modified_message(tensor, fn, output_nr, expected, current=None):
-    current = tensor._vc[0] if current is None else current
+    current = tensor._version if current is None else current
     where = f", which is output {output_nr} of {short_name(fn)}," if fn is not None else ""
     return (
         "one of the variables needed for gradient computation has been modified by an "

@@ -28,5 +28,5 @@ class Variable(metaclass=_VariableMeta):
             )
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        tensor = Tensor._make(data._data, data._vc)
+        tensor = Tensor._make(data._data, data._counter())
         return tensor.requires_grad_(requires_grad)

@@ -35,6 +35,16 @@ def _meta(value, out):
     return (data.shape, data.dtype)
 
 
+def _metas(a, b, out):
+    """``_meta`` of both operands; one shared tuple in the common case (fewer objects to keep
+    alive per operation means less work for Python's garbage collector)."""
+    a_meta, b_meta = _meta(a, out), _meta(b, out)
+    return _NOTHING_TO_DO if a_meta is None and b_meta is None else (a_meta, b_meta)
+
+
+_NOTHING_TO_DO = (None, None)
+
+
 def to_input(grad, meta):
     """The gradient summed over broadcast dimensions and cast back to the input's dtype."""
     if meta is None:
@@ -124,7 +134,7 @@ def add(input, other, *, alpha=1):
     a, b, out, recording = _binary("add", input, other, compute)
     if recording:
         node = record(AddBackward0, out, _edges(a, b))
-        node.alpha, node.metas = alpha, (_meta(a, out), _meta(b, out))
+        node.alpha, node.metas = alpha, _metas(a, b, out)
     return out
 
 
@@ -146,7 +156,7 @@ def sub(input, other, *, alpha=1):
     compute = operator.sub if alpha == 1 else (lambda x, y: x - alpha * y)
     a, b, out, recording = _binary("sub", input, other, compute)
     if recording and isinstance(a, Tensor):
-        record(SubBackward0, out, _edges(a, b), alpha=alpha, metas=(_meta(a, out), _meta(b, out)))
+        record(SubBackward0, out, _edges(a, b), alpha=alpha, metas=_metas(a, b, out))
     elif recording:  # number - tensor
         record(RsubBackward1, out, (b,), alpha=alpha, meta=_meta(b, out))
     return out
@@ -182,7 +192,7 @@ def mul(input, other):
         # Like PyTorch, save only what the needed gradients use.
         node = record(MulBackward0, out, _edges(a, b),
                       saved=(a if _needs(b) else None, b if _needs(a) else None))
-        node.metas = (_meta(a, out), _meta(b, out))
+        node.metas = _metas(a, b, out)
     return out
 
 
@@ -219,7 +229,7 @@ def div(input, other, *, rounding_mode=None):
     a, b, out, recording = _binary("div", input, other, _true_divide)
     if recording:
         node = record(DivBackward0, out, _edges(a, b), saved=(a if _needs(b) else None, b))
-        node.metas = (_meta(a, out), _meta(b, out))
+        node.metas = _metas(a, b, out)
     return out
 
 
@@ -238,7 +248,7 @@ def _rounding_div(input, other, rounding_mode):
 
     a, b, out, recording = _binary("div", input, other, compute)
     if recording:
-        record(DivBackward1, out, _edges(a, b), metas=(_meta(a, out), _meta(b, out)))
+        record(DivBackward1, out, _edges(a, b), metas=_metas(a, b, out))
     return out
 
 
@@ -360,7 +370,7 @@ def pow(input, exponent):
             record(PowBackward0, out, (a,), saved=(a,), exponent=b)
     elif isinstance(a, Tensor):
         if should_record(a, b):
-            record(PowBackward1, out, (a, b), saved=(a, b, OUTPUT), metas=(_meta(a, out), _meta(b, out)))
+            record(PowBackward1, out, (a, b), saved=(a, b, OUTPUT), metas=_metas(a, b, out))
     elif should_record(b):
         record(PowBackward2, out, (b,), saved=(OUTPUT,), base=a, meta=_meta(b, out))
     return out
@@ -569,7 +579,7 @@ def _choose(op, node_cls, pick_max, input, other):
     b = tensor_operand(other, op, 2, "other")
     a, b, out, _ = _binary(op, a, b, np.maximum if pick_max else np.minimum)
     if should_record(a, b):
-        record(node_cls, out, (a, b), saved=(a, b), metas=(_meta(a, out), _meta(b, out)), pick_max=pick_max)
+        record(node_cls, out, (a, b), saved=(a, b), metas=_metas(a, b, out), pick_max=pick_max)
     return out
 
 
@@ -616,7 +626,7 @@ def where(condition, input, other):
         raise
     out = Tensor._make(data)
     if _recording(a, b):
-        record(WhereBackward0, out, _edges(a, b), saved=(c,), metas=(_meta(a, out), _meta(b, out)))
+        record(WhereBackward0, out, _edges(a, b), saved=(c,), metas=_metas(a, b, out))
     return out
 
 

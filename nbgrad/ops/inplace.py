@@ -114,7 +114,7 @@ def _write(t, values):
             "single memory location. Please clone() the tensor before performing the operation."
         )
     target[...] = values
-    t._vc[0] += 1
+    t._bump_version()
 
 
 def _type_name(np_dtype):

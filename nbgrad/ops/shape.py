@@ -32,7 +32,7 @@ def make_view(x, data, replay, node_cls=None, **attributes):
     it can be rebuilt from the base. ``replay=None`` marks an output of a multi-output
     view operation (``unbind``), which may not be changed in place.
     """
-    out = Tensor._make(data, x._vc)
+    out = Tensor._make(data, x._counter())
     base = getattr(x, "_base", None)
     if base is None:
         out._base, out._view_fn = x, (replay,)

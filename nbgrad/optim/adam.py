@@ -124,7 +124,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
 
         step_t = state_steps[i]
         step_t._data += 1
-        step_t._vc[0] += 1
+        step_t._bump_version()
         step = float(step_t._data)
 
         if weight_decay != 0:
@@ -157,7 +157,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         if amsgrad:
             v_max = max_exp_avg_sqs[i]._data
             xp.maximum(v_max, v, out=v_max)
-            max_exp_avg_sqs[i]._vc[0] += 1
+            max_exp_avg_sqs[i]._bump_version()
             v = v_max
         denom = xp.sqrt(v)
         denom /= bias_correction2_sqrt
@@ -167,6 +167,6 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         update /= denom
         p += update
 
-        exp_avgs[i]._vc[0] += 1
-        exp_avg_sqs[i]._vc[0] += 1
-        param._vc[0] += 1
+        exp_avgs[i]._bump_version()
+        exp_avg_sqs[i]._bump_version()
+        param._bump_version()

@@ -89,7 +89,7 @@ def sgd(params, grads, momentum_buffer_list, *, lr, momentum, dampening, weight_
                 b = buffer._data
                 b *= momentum
                 b += g if dampening == 0 else (1 - dampening) * g
-                buffer._vc[0] += 1
+                buffer._bump_version()
             g = g + momentum * buffer._data if nesterov else buffer._data
         p -= lr * g
-        param._vc[0] += 1
+        param._bump_version()

@@ -71,7 +71,7 @@ def _saved_rows(node, names):
     rows = []
     for value in saved:
         if type(value) is SavedTensor:
-            now, then = value.tensor._vc[0], value.version
+            now, then = value.tensor._version, value.version
             shape = _label(value.tensor, names)
         elif type(value) is SavedOutput:
             now, then = value.vc[0], value.version
