@@ -160,7 +160,7 @@ class AccumulateGrad(Node):
         if current is None:
             # A fresh array: the incoming gradient may be shared with another leaf or be a
             # read-only broadcast, and .grad is later updated in place.
-            variable._grad = grad if is_grad_enabled() else grad.detach().clone()
+            variable._grad = grad if is_grad_enabled() else type(grad)._make(grad._data.copy())
         elif is_grad_enabled():
             variable._grad = current + grad
         else:

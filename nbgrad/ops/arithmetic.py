@@ -217,6 +217,8 @@ def _true_divide(x, y):
     if not _is_floating(x) and not _is_floating(y):
         x = floating(x) if hasattr(x, "dtype") else x
         y = floating(y) if hasattr(y, "dtype") else y
+    if not hasattr(y, "dtype") and y != 0:
+        return x / y  # a nonzero number: nothing to silence (the common case, e.g. a mean)
     with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf, silently
         return x / y
 
@@ -381,13 +383,17 @@ def square(input):
 
 
 # -- elementwise math -------------------------------------------------------------------
-def _unary(op, input, compute, node_cls, saved):
+def _unary(op, input, compute, node_cls, saved, quiet=False):
     """``compute`` on a float version of the input; record ``node_cls`` saving ``saved``.
 
     ``saved`` is "input", "output" or "nothing": what the derivative is written in.
+    ``quiet``: like PyTorch, return nan/-inf outside the domain without NumPy's warning.
     """
     x = tensor_operand(input, op)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # nan/inf, silently
+    if quiet:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = Tensor._make(compute(floating(x._data)))
+    else:
         out = Tensor._make(compute(floating(x._data)))
     if should_record(x):
         record(node_cls, out, (x,), saved={"input": (x,), "output": (OUTPUT,), "nothing": ()}[saved])
@@ -449,11 +455,11 @@ def exp(input):
 
 
 def log(input):
-    return _unary("log", input, np.log, LogBackward0, "input")
+    return _unary("log", input, np.log, LogBackward0, "input", quiet=True)
 
 
 def sqrt(input):
-    return _unary("sqrt", input, np.sqrt, SqrtBackward0, "output")
+    return _unary("sqrt", input, np.sqrt, SqrtBackward0, "output", quiet=True)
 
 
 def sin(input):
