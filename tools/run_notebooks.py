@@ -18,7 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def run(path):
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=120, kernel_name="python3",
+    # record_timing=False: no execution timestamps in the committed cells' metadata
+    NotebookClient(notebook, timeout=120, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     nbformat.write(notebook, path)
 
