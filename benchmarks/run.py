@@ -43,14 +43,15 @@ if torch is not None:
     except RuntimeError:  # already set (only possible once, before any parallel work)
         pass
 
+import devices  # noqa: E402
 import memory  # noqa: E402
 import mlp  # noqa: E402
 import overhead  # noqa: E402
 
 FULL = dict(epochs=10, repeats=11, chains=10, chain_repeats=11, depth_repeats=5,
-            million=True, flat_steps=1000)
+            million=True, flat_steps=1000, device_steps=10)
 QUICK = dict(epochs=2, repeats=3, chains=3, chain_repeats=3, depth_repeats=1,
-             million=False, flat_steps=200)
+             million=False, flat_steps=200, device_steps=3)
 FLAT_TOLERANCE = 32 * 1024  # bytes of growth between step 10 and the last step
 
 
@@ -170,6 +171,12 @@ def build_table(res):
         fmt_ratio(ratio(m.get("torch"), m["numpy"])), fmt_ratio(nb), "<= hand NumPy",
         verdict(nb <= 1),
     ])
+    cpu, gpu = res["devices"]["cpu"], res["devices"]["cuda"]
+    rows.append([
+        f"nbgrad MLP step, batch {memory.BATCH}: CPU / GPU",
+        "-", "-", f"{fmt_time(cpu)} / " + ("n/a (no GPU)" if gpu is None else fmt_time(gpu)),
+        "-", "-" if gpu is None else f"GPU {cpu / gpu:.2f}x faster", "report only", "n/a",
+    ])
     early, last, steps = res["flat"]
     rows.append([
         f"nbgrad traced memory after step 10 / after step {steps} (batch 64)",
@@ -236,6 +243,8 @@ def main(argv=None):
                                   error=f"{type(error).__name__}: {error}")
     progress("memory of one step")
     res["memory"], memory_notes = memory.step_memory(X, y, structure)
+    progress("MLP step on the CPU and the GPU")
+    res["devices"] = devices.step_times(X, y, cfg["device_steps"])
     progress(f"memory over {cfg['flat_steps']} steps")
     res["flat"] = memory.flat_memory(X, y, structure, cfg["flat_steps"]) + (cfg["flat_steps"],)
 

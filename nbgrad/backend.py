@@ -107,10 +107,13 @@ def to_device(array, dev):
             return array
         return cupy.asnumpy(array)
     index = _cuda_index(dev)
-    if type(array) is not np.ndarray and array.device.id == index:
+    if type(array) is np.ndarray:
+        with cupy.cuda.Device(index):
+            return cupy.asarray(array)
+    if array.device.id == index:
         return array
     with cupy.cuda.Device(index):
-        return cupy.asarray(array)
+        return array.copy()  # CuPy copies onto the current device (asarray would not)
 
 
 def module_for(dev):

@@ -1,7 +1,8 @@
 """Making tensors: from data (``tensor``, ``as_tensor``, ``from_numpy``) and from shapes.
 
 Every creation function takes PyTorch's keywords ``dtype=``, ``device=`` and
-``requires_grad=``; values are built with NumPy and then moved to the device.
+``requires_grad=``. ``zeros``, ``ones`` and ``full`` are built on the device directly;
+the others are built with NumPy and then moved to the device.
 """
 
 import numbers
@@ -30,6 +31,10 @@ def _finish(data, dtype, device, requires_grad):
             raise RuntimeError(ONLY_FLOAT_GRAD)
         t._requires_grad = True
     return t
+
+
+def _is_cupy(value):
+    return backend.cupy is not None and isinstance(value, backend.cupy.ndarray)
 
 
 def _infer(values, float_dtype=None):
@@ -105,6 +110,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             UserWarning,
             stacklevel=2,
         )
+        # a copy on the source's device (unless ``device=`` says otherwise), as in PyTorch
+        return _finish(data._data.copy(), dtype, data.device if device is None else device,
+                       requires_grad)
+    if _is_cupy(data):  # a CuPy array stays on its GPU (unless ``device=`` says otherwise)
+        return _finish(data.copy(), dtype, backend.device_of(data) if device is None else device,
+                       requires_grad)
     wanted = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
     array = _infer(data, wanted if wanted is not None and wanted.kind == "f" else None)
     return _finish(np.array(array, copy=True), dtype, device, requires_grad)
@@ -114,6 +125,8 @@ def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can."""
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
+    if _is_cupy(data):  # shares the GPU memory, as with a NumPy array on the CPU
+        return _finish(data, dtype, device, False)
     wanted = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
     return _finish(_infer(data, wanted if wanted is not None and wanted.kind == "f" else None),
                    dtype, device, False)
@@ -146,14 +159,19 @@ def _default(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtype
 
 
+def _module(device):
+    """The array module that builds arrays directly on ``device`` (NumPy for the CPU)."""
+    return np if device is None else backend.module_for(device)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.zeros(_size(size, "zeros"), dtypes.to_numpy_dtype(_default(dtype))), None, device,
-                   requires_grad)
+    data = _module(device).zeros(_size(size, "zeros"), dtypes.to_numpy_dtype(_default(dtype)))
+    return _finish(data, None, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.ones(_size(size, "ones"), dtypes.to_numpy_dtype(_default(dtype))), None, device,
-                   requires_grad)
+    data = _module(device).ones(_size(size, "ones"), dtypes.to_numpy_dtype(_default(dtype)))
+    return _finish(data, None, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
@@ -165,8 +183,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         fill_value = fill_value.item()
     if dtype is None:
         dtype = dtypes.from_numpy_dtype(_scalar_array(fill_value).dtype)
-    return _finish(np.full(_size((size,)), fill_value, dtypes.to_numpy_dtype(dtype)), None,
-                   device, requires_grad)
+    data = _module(device).full(_size((size,)), fill_value, dtypes.to_numpy_dtype(dtype))
+    return _finish(data, None, device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):

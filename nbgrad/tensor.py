@@ -28,6 +28,7 @@ import weakref
 import numpy as np
 
 from . import backend, dtypes, printing
+from .autograd.grad_mode import is_grad_enabled
 from .autograd.node import add_hook
 
 _ndarray = np.ndarray
@@ -303,17 +304,20 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force=False):
-        if self._requires_grad and not force:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
+        """The NumPy array itself (shared memory); PyTorch's checks, in PyTorch's order:
+        a GPU tensor must be copied to the host first (``.cpu()``), and a tensor that
+        requires grad (with grad mode on) must be detached."""
+        if force:
+            return backend.to_device(self._data, "cpu")
         if self.is_cuda:
-            if force:
-                return backend.to_device(self._data, "cpu")
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
                 "to copy the tensor to host memory first."
+            )
+        if self._requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
             )
         return self._data
 

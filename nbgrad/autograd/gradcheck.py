@@ -10,8 +10,15 @@ import warnings
 
 import numpy as np
 
+from .. import backend
 from ..tensor import Tensor
 from .functional import grad
+
+
+def _host_column(t):
+    """A tensor's values as a float64 NumPy vector: the Jacobians are assembled on the
+    host (a GPU tensor's values are copied there explicitly)."""
+    return backend.to_device(t._data, "cpu").astype(np.float64).reshape(-1)
 
 
 class GradcheckError(RuntimeError):
@@ -41,11 +48,9 @@ def numerical_jacobian(func, inputs, eps):
             original = data[index].item()
             # The input's array is perturbed directly: no version bump, no graph change.
             data[index] = original + eps
-            plus = [o._data.astype(np.float64).reshape(-1).copy()
-                    for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            plus = [_host_column(o) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
             data[index] = original - eps
-            minus = [o._data.astype(np.float64).reshape(-1).copy()
-                     for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            minus = [_host_column(o) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
             data[index] = original
             for i, (p, m) in enumerate(zip(plus, minus)):
                 jacobians[i][k][:, j] = (p - m) / (2 * eps)
@@ -61,14 +66,14 @@ def analytical_jacobian(func, inputs):
         if not out._requires_grad:
             continue
         for row in range(out._data.size):
-            seed = np.zeros(out._data.size, dtype=out._data.dtype)
+            seed = backend.array_module(out._data).zeros(out._data.size, dtype=out._data.dtype)
             seed[row] = 1
             grads = grad(out, differentiable, Tensor._make(seed.reshape(out._data.shape)),
                          retain_graph=True, allow_unused=True)
             for g, t in zip(grads, differentiable):
                 if g is not None:
                     column = next(k for k, candidate in enumerate(tensors) if candidate is t)
-                    jacobians[i][column][row, :] = np.asarray(g._data, np.float64).reshape(-1)
+                    jacobians[i][column][row, :] = _host_column(g)
     return jacobians
 
 

@@ -30,6 +30,7 @@ from ..backend import array_module
 from ..ops import activations, reductions, shape
 from ..ops.arithmetic import to_input
 from ..ops.linalg import _same_dtype
+from ..ops.operands import same_device
 from ..tensor import Tensor
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
@@ -107,6 +108,8 @@ class AddmmBackward0(Node):
 def addmm(bias, mat1, mat2):
     """``bias + mat1 @ mat2`` in one operation (one node, no intermediate tensor)."""
     a, b, c = mat1._data, mat2._data, bias._data
+    if type(a) is not type(b) or type(c) is not type(a):
+        same_device(bias, mat1, mat2)
     if a.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {a.ndim}-D tensor")
     if b.ndim != 2:
@@ -212,6 +215,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def _check_nll(input, target, weight):
     """PyTorch's checks of ``nll_loss``'s arguments, in PyTorch's order."""
+    same_device(input, target, weight)
     shape, target_shape = input._data.shape, target._data.shape
     ndim = len(shape)
     if ndim < 1:

@@ -19,8 +19,8 @@ from ..autograd.graph import OUTPUT, record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
 from ..tensor import Tensor
-from .operands import (broadcast_error, floating, operand, promoted, shape_of, tensor_operand,
-                       zeros_like)
+from .operands import (broadcast_error, floating, operand, promoted, same_device, shape_of,
+                       tensor_operand, zeros_like)
 
 
 def _meta(value, out):
@@ -245,7 +245,9 @@ def _rounding_div(input, other, rounding_mode):
 
     def compute(x, y):
         if getattr(x, "dtype", np.dtype(float)).kind in "iu" and getattr(y, "dtype", np.dtype(int)).kind in "iu":
-            return x // y if rounding_mode == "floor" else np.trunc(x / y).astype(np.result_type(x, y))
+            # promoted: the array operand(s) already have the result dtype
+            dtype = x.dtype if hasattr(x, "dtype") else y.dtype
+            return x // y if rounding_mode == "floor" else np.trunc(x / y).astype(dtype)
         return rounding(x / y)
 
     a, b, out, recording = _binary("div", input, other, compute)
@@ -528,7 +530,8 @@ def clamp(input, min=None, max=None):
     data = x._data
     if isinstance(min, float) or isinstance(max, float):
         data = floating(data)
-    data = np.clip(data, min, max) if min is None or max is None or min <= max else np.full_like(data, max)
+    xp = array_module(data)
+    data = xp.clip(data, min, max) if min is None or max is None or min <= max else xp.full_like(data, max)
     out = Tensor._make(data)
     if should_record(x):
         record(ClampBackward1, out, (x,), saved=(x,), min=min, max=max)
@@ -538,11 +541,13 @@ def clamp(input, min=None, max=None):
 def _clamp_tensors(x, min, max):
     low = _like(x, min) if min is not None and not isinstance(min, Tensor) else min
     high = _like(x, max) if max is not None and not isinstance(max, Tensor) else max
+    same_device(x, low, high)
     data = x._data
+    xp = array_module(data)
     if low is not None:
-        data = np.maximum(data, low._data)
+        data = xp.maximum(data, low._data)
     if high is not None:
-        data = np.minimum(data, high._data)
+        data = xp.minimum(data, high._data)
     out = Tensor._make(data)
     if should_record(*(t for t in (x, low, high) if t is not None)):
         record(ClampBackward0, out, (x, low, high), saved=(x, low, high),
@@ -556,7 +561,8 @@ def clip(input, min=None, max=None):
 
 
 def _like(x, value):
-    return Tensor._make(np.asarray(value, dtype=x._data.dtype))
+    """A number as a 0-d tensor of ``x``'s dtype, on ``x``'s device."""
+    return Tensor._make(array_module(x._data).asarray(value, dtype=x._data.dtype))
 
 
 class MaximumBackward0(Node):
@@ -615,10 +621,11 @@ def where(condition, input, other):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {c.dtype.name.capitalize()}")
     a = operand(input, "where", 2, "input")
     b = operand(other, "where", 3, "other")
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        a = Tensor._make(np.asarray(a, dtype=dtypes.result_type(a, b)))
-    x, y = promoted(a, b)
+    same_device(c, a, b)
     xp = array_module(c._data)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = Tensor._make(xp.asarray(a, dtype=dtypes.result_type(a, b)))
+    x, y = promoted(a, b)
     try:
         data = xp.where(c._data, x, y)
     except ValueError:
@@ -649,6 +656,7 @@ def masked_fill(input, mask, value):
     m = tensor_operand(mask, "masked_fill", 2, "mask")
     if m._data.dtype.kind != "b":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {m.dtype.name}")
+    same_device(x, m)
     if isinstance(value, Tensor):
         value = value.item()
     xp = array_module(x._data)

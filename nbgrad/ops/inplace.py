@@ -28,7 +28,7 @@ from ..tensor import Tensor
 from . import activations, arithmetic, shape
 from .arithmetic import to_input
 from .nondifferentiable import ZeroGradient
-from .operands import broadcast_error, operand, tensor_operand, zeros_like
+from .operands import broadcast_error, operand, same_device, tensor_operand, zeros_like
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = (
@@ -108,13 +108,22 @@ def _write(t, values):
             f"result type {_type_name(values.dtype)} can't be cast to the desired output type "
             f"{_type_name(target.dtype)}"
         )
-    if not target.flags.writeable:
+    if _overlapping(target):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
         )
     target[...] = values
     t._bump_version()
+
+
+def _overlapping(array):
+    """Whether elements share memory (an ``expand``ed view): NumPy marks such arrays
+    read-only; CuPy has no such flag, so a zero stride over a dimension of size > 1
+    tells it there."""
+    if type(array) is np.ndarray:
+        return not array.flags.writeable
+    return any(stride == 0 and size > 1 for stride, size in zip(array.strides, array.shape))
 
 
 def _type_name(np_dtype):
@@ -183,14 +192,19 @@ class CopySlices(Node):
 
 # -- the operations that have no out-of-place counterpart elsewhere ---------------------
 class CopyBackwards(Node):
-    """``t.copy_(src)``: the old values of ``t`` get no gradient, ``src`` gets it all."""
+    """``t.copy_(src)``: the old values of ``t`` get no gradient, ``src`` gets it all
+    (summed to its shape, cast to its dtype and sent back to its device)."""
 
-    __slots__ = ("meta",)
+    __slots__ = ("meta", "device")
 
     def apply(self, grad):
         (self_fn, _), (src_fn, _) = self.next_functions
-        return (zeros_like(grad) if self_fn is not None else None,
-                to_input(grad, self.meta) if src_fn is not None else None)
+        grad_src = None
+        if src_fn is not None:
+            grad_src = to_input(grad, self.meta)
+            if grad_src.device != self.device:
+                grad_src = grad_src.to(self.device)
+        return (zeros_like(grad) if self_fn is not None else None, grad_src)
 
 
 def copied(input, src):
@@ -199,15 +213,17 @@ def copied(input, src):
     data = input._data
     xp = array_module(data)
     is_tensor = isinstance(value, Tensor)
+    # copy_ is the one operation that crosses devices, explicitly (as in PyTorch)
     source = backend.to_device(value._data, input.device) if is_tensor else value
     try:
         result = xp.broadcast_to(xp.asarray(source, dtype=data.dtype), data.shape).copy()
     except ValueError:
-        raise broadcast_error(data.shape, np.shape(source)) from None
+        raise broadcast_error(data.shape, getattr(source, "shape", ())) from None
     out = Tensor._make(result)
     if should_record(input, *([value] if is_tensor else [])):
         record(CopyBackwards, out, (input, value if is_tensor else None),
-               meta=(source.shape, source.dtype) if is_tensor else None)
+               meta=(source.shape, source.dtype) if is_tensor else None,
+               device=value.device if is_tensor else None)
     return out
 
 
@@ -264,6 +280,7 @@ def _mask(like, key):
 
 def index_put(input, key, value):
     value = operand(value, "index_put_", 3, "values")
+    same_device(input, value)
     data = input._data.copy()
     source = value._data if isinstance(value, Tensor) else value
     data[key] = source
@@ -277,7 +294,7 @@ def index_put(input, key, value):
 
 def setitem(t, index, value):
     """``t[index] = value``: through a view for basic indices, ``index_put_`` otherwise."""
-    key, advanced = shape._key(index)
+    key, advanced = shape._key(index, t._data)
     if advanced:
         apply_inplace(t, index_put, key, value)
     else:

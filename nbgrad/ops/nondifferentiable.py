@@ -124,15 +124,16 @@ def _arg(op, input, dim, keepdim):
         raise IndexError(
             f"{op}(): Expected reduction dim to be specified for input.numel() == 0."
         )
-    find = np.argmax if op == "argmax" else np.argmin
+    xp = array_module(data)
+    find = xp.argmax if op == "argmax" else xp.argmin
     if dim is None:
-        index = find(data.reshape(-1))
+        index = xp.asarray(find(data.reshape(-1)))
         if keepdim:
-            index = np.asarray(index).reshape((1,) * data.ndim)
+            index = index.reshape((1,) * data.ndim)
     else:
         axis = _dim(dim, data.ndim)
-        index = find(data, axis=axis, keepdims=keepdim) if data.ndim else np.asarray(0)
-    return Tensor._make(array_module(data).asarray(index).astype(np.int64))
+        index = find(data, axis=axis, keepdims=keepdim) if data.ndim else xp.asarray(0)
+    return Tensor._make(xp.asarray(index).astype(np.int64))
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -194,8 +195,8 @@ def sign(input):
 
 def round(input, *, decimals=0):
     if decimals:
-        return _step("round", RoundBackward1, lambda d: np.round(d, decimals), input)
-    return _step("round", RoundBackward0, np.round, input)
+        return _step("round", RoundBackward1, lambda d: d.round(decimals), input)
+    return _step("round", RoundBackward0, lambda d: d.round(), input)
 
 
 def floor(input):

@@ -69,7 +69,8 @@ def _with_number(array, number):
     if type(number) is int and array.dtype.kind in "iu":
         info = np.iinfo(array.dtype)
         if not info.min <= number <= info.max:
-            return array, np.asarray(number).astype(array.dtype)
+            # a NumPy scalar, not a 0-d array: CuPy takes scalars, but no NumPy arrays
+            return array, np.asarray(number).astype(array.dtype)[()]
     return array, number
 
 
@@ -85,6 +86,11 @@ def _cast(array, want):
 
 
 def same_device(*tensors):
+    """PyTorch's error when the tensors (``None`` and numbers are skipped) live on
+    different devices."""
+    kinds = {type(t._data) for t in tensors if isinstance(t, Tensor)}
+    if not kinds or kinds == {_ndarray}:
+        return  # all on the CPU: the common case, decided without building devices
     devices = {t.device for t in tensors if isinstance(t, Tensor)}
     if len(devices) > 1:
         first, second = sorted(devices, key=str, reverse=True)[:2]

@@ -374,13 +374,14 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     data = x._data
     axes = normalize_dims(dim, data.ndim)
     axis = _axis(axes, data.ndim)
-    magnitude = np.abs(data)
+    xp = array_module(data)
+    magnitude = xp.abs(data)
     if p == math.inf:
         value = magnitude.max(axis=axis, keepdims=keepdim)
     elif p == 2:  # scaled by the largest magnitude, so tiny or huge values do not under/overflow
         scale = magnitude.max(axis=axis, keepdims=True) if data.size else magnitude.sum(axis=axis, keepdims=True)
-        scale = np.where(scale > 0, scale, 1).astype(data.dtype)
-        value = np.sqrt(((data / scale) ** 2).sum(axis=axis, keepdims=True)) * scale
+        scale = xp.where(scale > 0, scale, 1).astype(data.dtype)
+        value = xp.sqrt(((data / scale) ** 2).sum(axis=axis, keepdims=True)) * scale
         if not keepdim:
             value = value.reshape([s for i, s in enumerate(data.shape) if i not in axes])
     else:
@@ -408,9 +409,10 @@ def logsumexp(input, dim, keepdim=False):
     data = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().numpy)
     axes = normalize_dims(dim, data.ndim)
     axis = _axis(axes, data.ndim)
+    xp = array_module(data)
     peak = data.max(axis=axis, keepdims=True)
-    peak = np.where(np.isfinite(peak), peak, 0)
-    value = np.log(np.exp(data - peak).sum(axis=axis, keepdims=True)) + peak
+    peak = xp.where(xp.isfinite(peak), peak, 0)
+    value = xp.log(xp.exp(data - peak).sum(axis=axis, keepdims=True)) + peak
     if not keepdim:
         value = value.reshape([s for i, s in enumerate(data.shape) if i not in axes])
     out = Tensor._make(value)

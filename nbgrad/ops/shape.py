@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from .. import dtypes
+from .. import backend, dtypes
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import attach, edge_of, record, should_record
 from ..autograd.node import Node
@@ -322,20 +322,25 @@ def expand_as(input, other):
 
 
 # -- indexing ---------------------------------------------------------------------------
-def _index_part(part):
+def _index_part(part, xp):
+    """One part of an index, with its arrays on the indexed tensor's device (``xp``)."""
     if isinstance(part, Tensor):
         if part._data.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if part._data.ndim == 0 and part._data.dtype.kind != "b":
             return int(part._data)  # a 0-d integer tensor indexes like an int
-        return part._data
-    if isinstance(part, (list, np.ndarray)):
-        array = np.asarray(part)
+        return _on_device(part._data, xp)
+    if isinstance(part, list) or is_array(part):
+        array = part if is_array(part) else np.asarray(part)
         if array.dtype.kind not in "biu" and array.size:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return array.astype(np.int64) if array.dtype.kind in "u" or not array.size else array
+        if array.dtype.kind in "u" or not array.size:
+            array = array.astype(np.int64)
+        return _on_device(array, xp)
     if isinstance(part, (int, np.integer)) and not isinstance(part, bool):
         return int(part)
+    if isinstance(part, bool) and xp is not np:
+        return xp.asarray(part)  # NumPy reads a[True] as a[array(True)]; CuPy needs the array
     if isinstance(part, bool) or part is None or part is Ellipsis or isinstance(part, slice):
         if isinstance(part, slice) and part.step is not None and part.step <= 0:
             raise ValueError("step must be greater than zero")
@@ -346,9 +351,29 @@ def _index_part(part):
     )
 
 
-def _key(index):
+def _on_device(indices, xp):
+    """Index arrays on the indexed array's device. As in PyTorch, CPU indices serve any
+    device (they are copied over); GPU indices cannot index a CPU tensor."""
+    if array_module(indices) is xp:
+        return indices
+    if xp is np:
+        raise RuntimeError(
+            "indices should be either on cpu or on the same device as the indexed tensor (cpu)"
+        )
+    return xp.asarray(indices)
+
+
+def is_array(value):
+    """A NumPy or CuPy array (not a NumPy scalar)."""
+    return isinstance(value, np.ndarray) or (backend.cupy is not None
+                                              and isinstance(value, backend.cupy.ndarray))
+
+
+def _key(index, data):
+    """``index`` as a key for ``data`` (the indexed array), and whether it is advanced."""
+    xp = array_module(data)
     parts = index if isinstance(index, tuple) else (index,)
-    key = tuple(_index_part(p) for p in parts)
+    key = tuple(_index_part(p, xp) for p in parts)
     return key, any(_is_array_index(p) for p in key)
 
 
@@ -443,7 +468,7 @@ def _basic_index(x, key):
 
 def getitem(input, index):
     x = tensor_operand(input, "__getitem__")
-    key, advanced = _key(index)
+    key, advanced = _key(index, x._data)
     if not advanced:
         return _basic_index(x, key)
     data = x._data
