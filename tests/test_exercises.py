@@ -46,9 +46,21 @@ def test_every_task_has_a_graded_check(solution):
     assert all(_nbgrader(c).get("points", 0) > 0 and _nbgrader(c)["locked"] for c in checks)
 
 
+def _kernel_retry(action):
+    """Run ``action``, again if a kernel failed to start on a port that another kernel (a
+    parallel test worker's) took between being chosen and being bound."""
+    for attempt in range(3):
+        try:
+            return action()
+        except Exception as error:  # zmq's and jupyter_client's errors differ by version
+            if "Address already in use" not in str(error) or attempt == 2:
+                raise
+
+
 def _run(notebook, directory):
-    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(directory)}}).execute()
+    _kernel_retry(lambda: NotebookClient(
+        notebook, timeout=120, kernel_name="python3", allow_errors=True,
+        resources={"metadata": {"path": str(directory)}}).execute())
     return notebook
 
 
@@ -83,7 +95,8 @@ def _solved_exercise(solution):
 def _score(notebook, path):
     """Points nbgrader's validator awards: graded cells it reports as failed earn nothing."""
     nbformat.write(notebook, path)
-    failed_sources = {f["source"].strip() for f in Validator().validate(str(path)).get("failed", [])}
+    report = _kernel_retry(lambda: Validator().validate(str(path)))
+    failed_sources = {f["source"].strip() for f in report.get("failed", [])}
     graded = [c for c in notebook.cells if _nbgrader(c).get("grade")]
     total = sum(_nbgrader(c)["points"] for c in graded)
     lost = sum(_nbgrader(c)["points"] for c in graded if c.source.strip() in failed_sources)
