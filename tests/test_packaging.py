@@ -223,7 +223,8 @@ def test_readme_quick_start_commands():
     """.ci/run runs the README's test command verbatim; both quick-start lines must be there."""
     lines = README.read_text(encoding="utf-8").splitlines()
     assert lines.count(
-        'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[lab]" && jupyter lab notebooks/'
+        'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[lab]" && '
+        'jupyter lab --notebook-dir=. notebooks/README.ipynb'
     ) == 1
     test_lines = [line for line in lines if re.match(r'python3 -m venv \.venv && .*pip install -e "\.\[test\]"', line)]
     assert test_lines == [
