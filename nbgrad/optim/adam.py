@@ -15,7 +15,6 @@ For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...`` (PyTorch
 """
 
 from .. import creation
-from ..autograd.grad_mode import enable_grad
 from ..backend import array_module
 from ..tensor import Tensor
 from .optimizer import Optimizer, grad_of
@@ -65,10 +64,7 @@ class Adam(Optimizer):
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         for group in self.param_groups:
             amsgrad = group["amsgrad"]
             params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps = [], [], [], [], [], []

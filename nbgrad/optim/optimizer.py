@@ -21,6 +21,7 @@ from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from ..autograd.grad_mode import enable_grad
 from ..nn.module import typename
 from ..tensor import Tensor
 
@@ -157,6 +158,14 @@ class Optimizer:
 
     def step(self, closure=None):
         raise NotImplementedError
+
+    @staticmethod
+    def _evaluate(closure):
+        """``closure()`` with grad mode on (it recomputes the loss), or None without one."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
 
     # -- saving and restoring ---------------------------------------------------------
     def state_dict(self):

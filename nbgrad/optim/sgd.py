@@ -11,7 +11,6 @@ For each parameter ``p`` with gradient ``g`` (PyTorch's order of operations)::
     p = p - lr * g
 """
 
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer, grad_of
 
@@ -42,10 +41,7 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         for group in self.param_groups:
             params, grads, buffers = [], [], []
             uses_momentum = group["momentum"] != 0
