@@ -50,10 +50,6 @@ class Node:
         raise NotImplementedError
 
     # -- saved values -----------------------------------------------------------------
-    def save(self, *values):
-        """Keep what backward needs; tensors are version-checked when unpacked."""
-        self._saved = tuple(SavedTensor(v) if hasattr(v, "_vc") else v for v in values)
-
     @property
     def saved_values(self):
         """The saved values, unpacked: tensors are checked against their saved version."""

@@ -65,6 +65,22 @@ def _forward_unimplemented(self, *input):
     )
 
 
+def clear_grad(param, set_to_none=True):
+    """Forget a parameter's gradient: ``grad = None`` (default), or fill it with zeros
+    (detached first, so a gradient built with ``create_graph=True`` leaves its graph)."""
+    grad = getattr(param, "_grad", None)
+    if grad is None:
+        return
+    if set_to_none:
+        param._grad = None
+        return
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    grad.zero_()
+
+
 class Module:
     """Base class for all neural network modules; subclasses define ``forward``."""
 
@@ -367,17 +383,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
-            grad = p.grad
-            if grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if grad.grad_fn is not None:
-                    grad.detach_()
-                else:
-                    grad.requires_grad_(False)
-                grad.zero_()
+            clear_grad(p, set_to_none)
 
     # -- state ------------------------------------------------------------------------
     def _save_to_state_dict(self, destination, prefix, keep_vars):

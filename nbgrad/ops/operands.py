@@ -6,8 +6,6 @@ operands, applies PyTorch's type promotion, and translates NumPy's broadcasting 
 into PyTorch's wording.
 """
 
-import numbers
-
 import numpy as np
 
 from .. import backend, dtypes
@@ -117,14 +115,6 @@ def broadcast_error(a_shape, b_shape):
 
 def shape_of(value):
     return value.shape if hasattr(value, "shape") else ()
-
-
-def is_number(value):
-    return isinstance(value, numbers.Number) and not isinstance(value, Tensor)
-
-
-def array_module(tensor):
-    return backend.array_module(tensor._data)
 
 
 def zeros_like(tensor):

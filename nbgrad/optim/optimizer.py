@@ -22,7 +22,7 @@ from copy import deepcopy
 from itertools import chain
 
 from ..autograd.grad_mode import enable_grad
-from ..nn.module import typename
+from ..nn.module import clear_grad, typename
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -144,17 +144,7 @@ class Optimizer:
         """Forget the gradients: ``grad = None`` (default), or fill them with zeros."""
         for group in self.param_groups:
             for p in group["params"]:
-                grad = grad_of(p)
-                if grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    if grad.grad_fn is not None:
-                        grad.detach_()
-                    else:
-                        grad.requires_grad_(False)
-                    grad.zero_()
+                clear_grad(p, set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError

@@ -7,6 +7,7 @@ import numpy as np
 import nbgrad as ng
 
 from .base import GradientWidget
+from .calculus import autograd_derivative, finite_difference
 
 FUNCTIONS = {
     "sin(x²)": lambda x: (x * x).sin(),
@@ -14,21 +15,6 @@ FUNCTIONS = {
     "tanh(3x)·x": lambda x: (3 * x).tanh() * x,
     "log(1 + x⁴)": lambda x: (1 + x ** 4).log(),
 }
-
-
-def autograd_derivative(f, xs):
-    """df/dx at every point of ``xs`` by one backward pass (the points are independent)."""
-    x = ng.tensor(xs, dtype=ng.float64, requires_grad=True)
-    f(x).sum().backward()
-    return x.grad.numpy()
-
-
-def finite_difference(f, xs, h=1e-5):
-    """The central difference (f(x + h) - f(x - h)) / 2h, computed without autograd."""
-    with ng.no_grad():
-        plus = f(ng.tensor(xs + h, dtype=ng.float64)).numpy()
-        minus = f(ng.tensor(xs - h, dtype=ng.float64)).numpy()
-    return (plus - minus) / (2 * h)
 
 
 class ChainRuleExplorer(GradientWidget):

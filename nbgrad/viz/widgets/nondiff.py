@@ -14,6 +14,7 @@ import numpy as np
 import nbgrad as ng
 
 from .base import GradientWidget
+from .calculus import autograd_derivative, finite_difference
 
 
 class RoundSTE(ng.autograd.Function):
@@ -49,22 +50,6 @@ GRID = np.arange(-200, 201) / 100  # -2.00 ... 2.00; every jump and kink lies on
 MARKERS = np.arange(-20, 21) / 10  # where finite differences are drawn
 H = 1e-3                           # the finite-difference step
 YLIM = (-1.6, 1.6)                 # the gradient panel; larger finite differences sit on its edge
-
-
-def autograd_gradient(f, xs):
-    """d f(x) / dx at every point of ``xs`` by one backward pass (the points are independent)."""
-    x = ng.tensor(np.asarray(xs, dtype=np.float64), requires_grad=True)
-    f(x).sum().backward()
-    return x.grad.numpy()
-
-
-def finite_difference(f, xs, h=H):
-    """(f(x + h) - f(x - h)) / 2h, computed without autograd."""
-    xs = np.asarray(xs, dtype=np.float64)
-    with ng.no_grad():
-        plus = f(ng.tensor(xs + h)).numpy()
-        minus = f(ng.tensor(xs - h)).numpy()
-    return (plus - minus) / (2 * h)
 
 
 def evaluate(f, xs):
@@ -104,13 +89,13 @@ class NonDifferentiableExplorer(GradientWidget):
         f, kinks = FUNCTIONS[function]
         x = round(float(x), 2)  # a slider step of 0.05 may arrive as 0.15000000000000002
         values = evaluate(f, GRID)
-        gradient = autograd_gradient(f, GRID)
+        gradient = autograd_derivative(f, GRID)
         line, kink_x, kink_y = _split_at(GRID, gradient, kinks)
-        fd = finite_difference(f, MARKERS)
+        fd = finite_difference(f, MARKERS, H)
         disagree = ~np.isclose(fd, gradient[np.searchsorted(GRID, MARKERS)], atol=1e-6)
         y = evaluate(f, [x])[0]
-        slope = autograd_gradient(f, [x])[0]
-        slope_fd = finite_difference(f, [x])[0]
+        slope = autograd_derivative(f, [x])[0]
+        slope_fd = finite_difference(f, [x], H)[0]
         self.data = {"function": function, "x": x, "f": y, "autograd": slope,
                      "finite_difference": slope_fd, "grid": GRID, "values": values,
                      "gradient": gradient, "kinks": kink_x, "at_kinks": kink_y,
