@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from . import backend, dtypes, printing
+from . import autograd, backend, dtypes, printing  # autograd: a package that imports this module
 from .autograd.grad_mode import is_grad_enabled
 from .autograd.node import add_hook
 
@@ -259,9 +259,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves."""
-        from .autograd.functional import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- leaving the graph ------------------------------------------------------------
     @property

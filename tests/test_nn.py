@@ -432,7 +432,7 @@ def test_init_constants_and_zero_element_warning():
 def test_linear_values_and_grads_match_torch(torch, x_shape, bias):
     rng = np.random.default_rng(1)
     xv, wv, bv = rng.standard_normal(x_shape), rng.standard_normal((2, 3)), rng.standard_normal(2)
-    results = []
+    results, layouts = [], []
     for lib in (torch, ng):
         x, w = lib.tensor(xv, requires_grad=True), lib.tensor(wv, requires_grad=True)
         b = lib.tensor(bv, requires_grad=True) if bias else None
@@ -440,12 +440,29 @@ def test_linear_values_and_grads_match_torch(torch, x_shape, bias):
         y = mod.linear(x, w, b)
         (y * y).sum().backward()
         results.append([to_np(y), to_np(x.grad), to_np(w.grad)] + ([to_np(b.grad)] if bias else []))
+        layouts.append((x.grad.is_contiguous(), w.grad.is_contiguous()))
         if lib is ng and len(x_shape) == 2 and bias:
             assert y.grad_fn.name() == "AddmmBackward0"
             assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == [
                 "AccumulateGrad", "AccumulateGrad", "TBackward0"]
     for a, b_ in zip(*results):
         np.testing.assert_allclose(b_, a, rtol=1e-12, atol=1e-12)
+    assert layouts[1] == layouts[0] == (True, True)
+
+
+@pytest.mark.parametrize("transposed", [True, False])
+def test_mm_weight_grad_is_laid_out_like_torch(torch, transposed):
+    """``x @ W.t()``: W's gradient is computed so that it arrives contiguous, as in PyTorch."""
+    rng = np.random.default_rng(3)
+    xv, wv = rng.standard_normal((4, 3)), rng.standard_normal((2, 3) if transposed else (3, 2))
+    results = []
+    for lib in (torch, ng):
+        x, w = lib.tensor(xv, requires_grad=True), lib.tensor(wv, requires_grad=True)
+        y = x.mm(w.t() if transposed else w)
+        (y * y).sum().backward()
+        results.append((to_np(w.grad), w.grad.is_contiguous(), x.grad.is_contiguous()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
+    assert results[1][1:] == results[0][1:] == (True, True)
 
 
 def test_linear_double_backward_matches_torch(torch):

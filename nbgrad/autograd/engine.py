@@ -63,7 +63,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             grad_inputs = node.apply(*grads) if node._hooks is None else _call_node(node, grads)
             if node._saved and not retain_graph:
                 node._release()
-            for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):
+            for next_node, output_nr, grad in zip(node._next_nodes, node._output_nrs, grad_inputs):
                 if next_node is None or grad is None:
                     continue
                 # Gradients reaching the same output along several paths add up.
@@ -85,7 +85,7 @@ def _nodes_leading_to(targets, root_nodes):
         node, children_done = stack.pop()
         if children_done:
             reaches = any(on_path.get(n, False) or n in targets
-                          for n, _ in node.next_functions if n is not None)
+                          for n in node._next_nodes if n is not None)
             on_path[node] = reaches
             if reaches:
                 needed.add(node)
@@ -94,7 +94,7 @@ def _nodes_leading_to(targets, root_nodes):
             continue
         on_path[node] = False
         stack.append((node, True))
-        stack.extend((n, False) for n, _ in node.next_functions if n is not None and n not in on_path)
+        stack.extend((n, False) for n in node._next_nodes if n is not None and n not in on_path)
     return needed
 
 

@@ -23,7 +23,7 @@ receives *is* the node that becomes the outputs' ``grad_fn``.
 from ..backend import array_module
 from ..tensor import Tensor
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import attach, edge_of
+from .graph import attach, next_edges
 from .node import Node, SavedOutput, SavedTensor
 
 
@@ -58,8 +58,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _forward_cls = None
 
-    def __init__(self, next_functions=()):
-        super().__init__(next_functions)
+    def __init__(self, next_nodes=(), output_nrs=()):
+        super().__init__(next_nodes, output_nrs)
         self.to_save = ()
         self.dirty_tensors = ()
         self.non_differentiable = ()
@@ -154,7 +154,7 @@ class Function:
         tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = [args[i] for i in tensor_positions]
         recording = is_grad_enabled() and any(t._requires_grad for t in tensors)
-        ctx = cls._backward_cls(tuple(edge_of(t) for t in tensors) if recording else ())
+        ctx = cls._backward_cls(*next_edges(tensors)) if recording else cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx.tensor_positions = tensor_positions
         ctx.input_shapes = {i: args[i]._data.shape for i in tensor_positions}

@@ -51,7 +51,8 @@ def _root_grads(outputs, grad_outputs):
                     "nbgrad hint: pass gradient= with the output's shape, or reduce it first "
                     "(chapter 04)."
                 )
-            grad = Tensor._make(backend.array_module(out._data).ones_like(out._data))
+            data = out._data
+            grad = Tensor._make(backend.array_module(data).ones(data.shape, data.dtype))
         else:
             if grad._data.shape != out._data.shape:
                 raise RuntimeError(

@@ -3,7 +3,7 @@
 Every operation does the same three things when it records itself:
 
 1. decide whether to record at all: grad mode is on and some input requires grad;
-2. build its node with one edge per input (``edge_of``);
+2. build its node with one edge per input (``edge_of``, collected by ``next_edges``);
 3. make the node the output's ``grad_fn`` (``attach``).
 """
 
@@ -49,6 +49,22 @@ def grad_accumulator(leaf):
     return node
 
 
+def next_edges(inputs):
+    """The arguments of a node's constructor: the nodes the gradients of ``inputs`` go to,
+    and which output of each. An input that is not a tensor (a number) has no edge."""
+    nodes, output_nrs = [], []
+    for t in inputs:
+        fn, output_nr = edge_of(t) if isinstance(t, Tensor) else NO_EDGE
+        nodes.append(fn)
+        output_nrs.append(output_nr)
+    output_nrs = tuple(output_nrs)
+    # Nearly every edge leads to output 0: share those tuples rather than keep one per node.
+    return tuple(nodes), _ALL_OUTPUT_0.get(output_nrs, output_nrs)
+
+
+_ALL_OUTPUT_0 = {(0,) * n: (0,) * n for n in range(1, 9)}
+
+
 def attach(output, node, output_nr=0):
     """Make ``node`` the ``grad_fn`` of ``output``: the output is now a non-leaf."""
     output._grad_fn = node
@@ -63,16 +79,12 @@ OUTPUT = object()  # stands for the output in ``record(..., saved=...)``
 def record(node_cls, output, inputs, saved=(), **attributes):
     """Create the node for ``output = op(*inputs)`` and attach it.
 
-    ``inputs`` has ``None`` where an operand is a number (no edge). ``saved`` are the
+    ``inputs`` are the operands: a number among them has no edge. ``saved`` are the
     values backward needs (tensors are version-checked); ``OUTPUT`` among them saves the
     output itself. ``attributes`` are plain values the formula needs, such as shapes or
     dims (they are not freed after backward).
     """
-    # Plain loops, not comprehensions: this runs for every recorded operation.
-    edges = []
-    for t in inputs:
-        edges.append(NO_EDGE if t is None else edge_of(t))
-    node = node_cls(tuple(edges))
+    node = node_cls(*next_edges(inputs))
     output._grad_fn = node
     output._output_nr = 0
     output._requires_grad = True

@@ -13,13 +13,19 @@ class named as PyTorch names it (``MulBackward0``). The node knows
 
 A node never holds its own outputs (that would be a reference cycle); an output it must
 save is kept as its array and version counter, and rebuilt when unpacked.
+
+A node stores its edges as two flat tuples, the nodes and which output of each
+(``_next_nodes``, ``_output_nrs``), and ``next_functions`` pairs them up when asked. A
+tuple of pairs would cost an extra object per edge, kept alive as long as the graph, and
+every live object is more work for Python's garbage collector; a graph a million
+operations deep holds a million nodes.
 """
 
 import itertools
 import re
 import weakref
 
-from .grad_mode import is_grad_enabled
+from .grad_mode import _state, is_grad_enabled
 
 _sequence = itertools.count()
 _FREED = object()
@@ -36,14 +42,20 @@ SECOND_BACKWARD = (
 class Node:
     """A ``grad_fn``: one operation of the forward pass, seen from the backward pass."""
 
-    __slots__ = ("next_functions", "_sequence_nr", "_saved", "_hooks", "__weakref__")
+    __slots__ = ("_next_nodes", "_output_nrs", "_sequence_nr", "_saved", "_hooks", "__weakref__")
     num_outputs = 1
 
-    def __init__(self, next_functions=()):
-        self.next_functions = next_functions
+    def __init__(self, next_nodes=(), output_nrs=()):
+        self._next_nodes = next_nodes
+        self._output_nrs = output_nrs
         self._sequence_nr = next(_sequence)
         self._saved = ()
         self._hooks = None
+
+    @property
+    def next_functions(self):
+        """One edge ``(node, output_nr)`` per input: where that input's gradient goes."""
+        return tuple(zip(self._next_nodes, self._output_nrs))
 
     def apply(self, *grad_outputs):
         """Gradients for ``next_functions`` given the gradients of this node's outputs."""
@@ -145,7 +157,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        super().__init__(())
+        super().__init__()
         self.variable = variable
 
     def apply(self, grad):
@@ -153,11 +165,12 @@ class AccumulateGrad(Node):
         if not variable._requires_grad:  # requires_grad_(False) after the graph was built
             return ()
         current = getattr(variable, "_grad", None)
+        recording = _state.enabled  # create_graph=True: .grad becomes part of a graph
         if current is None:
             # A fresh array: the incoming gradient may be shared with another leaf or be a
             # read-only broadcast, and .grad is later updated in place.
-            variable._grad = grad if is_grad_enabled() else type(grad)._make(grad._data.copy())
-        elif is_grad_enabled():
+            variable._grad = grad if recording else type(grad)._make(grad._data.copy())
+        elif recording:
             variable._grad = current + grad
         else:
             current._data += grad._data

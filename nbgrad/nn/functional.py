@@ -29,7 +29,7 @@ from ..autograd.node import Node
 from ..backend import array_module
 from ..ops import activations, reductions, shape
 from ..ops.arithmetic import to_input
-from ..ops.linalg import _same_dtype
+from ..ops.linalg import _same_dtype, is_transposed, mat2_grad
 from ..ops.operands import same_device
 from ..tensor import Tensor
 
@@ -81,18 +81,19 @@ class AddmmBackward0(Node):
     """``out = bias + mat1 @ mat2``: what ``Linear`` records for a batch (``mat2 = W^T``).
 
     The bias gets the gradient summed over the batch; ``mat1`` gets ``grad @ mat2^T``;
-    ``mat2`` gets ``mat1^T @ grad`` (and ``TBackward0`` turns that back into ``W``'s shape).
+    ``mat2`` gets ``mat1^T @ grad`` (and ``TBackward0`` turns that back into ``W``'s shape),
+    laid out like ``mat2`` (see ``linalg.mat2_grad``).
     """
 
-    __slots__ = ("bias_meta",)
+    __slots__ = ("bias_meta", "mat2_transposed")
 
     def apply(self, grad):
         mat1, mat2 = self.saved_values
-        (bias_fn, _), (mat1_fn, _), (mat2_fn, _) = self.next_functions
+        bias_fn, mat1_fn, mat2_fn = self._next_nodes
         if is_grad_enabled():  # create_graph=True: the formulas as recorded operations
             return (to_input(grad, self.bias_meta) if bias_fn is not None else None,
                     grad.mm(mat2.t()) if mat1_fn is not None else None,
-                    mat1.t().mm(grad) if mat2_fn is not None else None)
+                    mat2_grad(mat1, grad, self.mat2_transposed) if mat2_fn is not None else None)
         # The ordinary backward records nothing: the same formulas on the arrays.
         g = grad._data
         grad_bias = None
@@ -102,7 +103,8 @@ class AddmmBackward0(Node):
                          else to_input(grad, self.bias_meta))
         return (grad_bias,
                 Tensor._make(g @ mat2._data.T) if mat1_fn is not None else None,
-                Tensor._make(mat1._data.T @ g) if mat2_fn is not None else None)
+                Tensor._make(mat2_grad(mat1._data, g, self.mat2_transposed))
+                if mat2_fn is not None else None)
 
 
 def addmm(bias, mat1, mat2):
@@ -140,7 +142,7 @@ def addmm(bias, mat1, mat2):
         record(AddmmBackward0, out, (bias, mat1, mat2),
                saved=(mat1 if mat2._requires_grad else None,
                       mat2 if mat1._requires_grad else None),
-               bias_meta=(c.shape, c.dtype))
+               bias_meta=(c.shape, c.dtype), mat2_transposed=is_transposed(b))
     return out
 
 
@@ -213,6 +215,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _reduce(weighted, reduction)
 
 
+_TARGET_DTYPES = (np.dtype(np.int64), np.dtype(np.uint8))
+
+
 def _check_nll(input, target, weight):
     """PyTorch's checks of ``nll_loss``'s arguments, in PyTorch's order."""
     same_device(input, target, weight)
@@ -236,7 +241,7 @@ def _check_nll(input, target, weight):
     elif target_shape != shape[:1] + shape[2:]:
         raise RuntimeError(f"Expected target size {[shape[0]] + list(shape[2:])}, got "
                            f"{list(target_shape)}")
-    if target._data.dtype.name not in ("int64", "uint8"):
+    if target._data.dtype not in _TARGET_DTYPES:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_type_name(target)}"
         )
@@ -269,14 +274,18 @@ def _target_index(input, target, weight, ignore_index):
     xp = array_module(x)
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
     t = target._data.astype(xp.int64)  # a copy: later changes to target cannot reach backward
-    ignored = t == ignore_index
-    if ignored.any():
-        t[ignored] = 0  # any valid class; its weight is zeroed below
-    else:
-        ignored = None
-    if t.size and (t.min() < 0 or t.max() >= n_classes):
-        bad = (t < 0) | (t >= n_classes)
-        raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
+    ignored = None
+    # The common case is decided in one pass: ``ignore_index`` is no class and every target
+    # is one. (Seen as unsigned, a negative target is huge: the largest value alone decides.)
+    if 0 <= ignore_index < n_classes or (t.size and t.view(xp.uint64).max() >= n_classes):
+        ignored = t == ignore_index
+        if ignored.any():
+            t[ignored] = 0  # any valid class; its weight is zeroed below
+        else:
+            ignored = None
+        if t.size and (t.min() < 0 or t.max() >= n_classes):
+            bad = (t < 0) | (t >= n_classes)
+            raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
     if x.ndim == 1:
         key = (t,)
     else:
@@ -315,21 +324,15 @@ class NllLossBackward0(Node):
             return (shape.embed(values, self.shape, self.key),)
         g = grad._data
         xp = array_module(g)
-        with _quiet():
-            values = -(g / divisor) if divisor is not None else -g
-            if scale is not None:
-                values = values * scale
+        values = -(g / divisor) if divisor is not None else -g  # 0/0: the engine is quiet
+        if scale is not None:
+            values = values * scale
         if ignored is not None:
             values = xp.broadcast_to(values, target_shape).copy()
             values[ignored] = 0  # ignored targets get no gradient, even when NaN is around
         data = xp.zeros(self.shape, g.dtype)
         data[self.key] = values  # each sample's target entry appears once: plain assignment
         return (Tensor._make(data),)
-
-
-def _quiet():
-    """No NumPy warnings for 0/0: an all-ignored batch gives NaN silently, as in PyTorch."""
-    return np.errstate(divide="ignore", invalid="ignore")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -356,8 +359,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         value = -picked.sum()
         if reduction == "mean":
             divisor = float(scale.sum()) if scale is not None else picked.size
-            with _quiet():
-                value = value / divisor if divisor else value * float("nan")
+            # An all-ignored batch gives NaN, silently, as in PyTorch.
+            value = value / divisor if divisor else value * float("nan")
     out = Tensor._make(value)
     if should_record(input):
         record(NllLossBackward0, out, (input,), shape=input._data.shape, key=key,

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import OUTPUT, record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
@@ -33,7 +34,7 @@ class ThresholdBackwardBackward0(Node):
 
     def apply(self, grad):
         (mask,) = self.saved_values
-        (grad_fn, _), (result_fn, _) = self.next_functions
+        grad_fn, result_fn = self._next_nodes
         return (threshold_backward(grad, mask) if grad_fn is not None else None,
                 zeros_like(grad) if result_fn is not None else None)
 
@@ -107,7 +108,14 @@ class LogSoftmaxBackward0(Node):
 
     def apply(self, grad):
         (result,) = self.saved_values
-        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+        if is_grad_enabled():  # create_graph=True: the formula as recorded operations
+            return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+        # The ordinary backward records nothing: the same formula on the arrays (the last
+        # operation of a classifier runs once per step, and on small batches the tensor
+        # operations' bookkeeping would cost more than the arithmetic).
+        g, y = grad._data, result._data
+        axis = self.dim if y.ndim else None
+        return (Tensor._make(g - array_module(y).exp(y) * g.sum(axis, keepdims=True)),)
 
 
 def _softmax_dim(name, ndim, dim):

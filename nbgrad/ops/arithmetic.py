@@ -92,10 +92,6 @@ def _binary(op, input, other, compute):
     return input, other, Tensor._make(data), requires_grad and _state.enabled
 
 
-def _edges(a, b):
-    return (a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
-
-
 def _needs(value):
     return isinstance(value, Tensor) and value._requires_grad
 
@@ -113,7 +109,7 @@ class AddBackward0(Node):
 
     def apply(self, grad):
         a_meta, b_meta = self.metas
-        (a_fn, _), (b_fn, _) = self.next_functions
+        a_fn, b_fn = self._next_nodes
         grad_a = None if a_fn is None else grad if a_meta is None else to_input(grad, a_meta)
         grad_b = None
         if b_fn is not None:
@@ -133,7 +129,7 @@ def add(input, other, *, alpha=1):
     compute = operator.add if alpha == 1 else (lambda x, y: x + alpha * y)
     a, b, out, recording = _binary("add", input, other, compute)
     if recording:
-        node = record(AddBackward0, out, _edges(a, b))
+        node = record(AddBackward0, out, (a, b))
         node.alpha, node.metas = alpha, _metas(a, b, out)
     return out
 
@@ -156,7 +152,7 @@ def sub(input, other, *, alpha=1):
     compute = operator.sub if alpha == 1 else (lambda x, y: x - alpha * y)
     a, b, out, recording = _binary("sub", input, other, compute)
     if recording and isinstance(a, Tensor):
-        record(SubBackward0, out, _edges(a, b), alpha=alpha, metas=_metas(a, b, out))
+        record(SubBackward0, out, (a, b), alpha=alpha, metas=_metas(a, b, out))
     elif recording:  # number - tensor
         record(RsubBackward1, out, (b,), alpha=alpha, meta=_meta(b, out))
     return out
@@ -180,7 +176,7 @@ class MulBackward0(Node):
     def apply(self, grad):
         a, b = self.saved_values
         a_meta, b_meta = self.metas
-        (a_fn, _), (b_fn, _) = self.next_functions
+        a_fn, b_fn = self._next_nodes
         grad_a = to_input(grad * b, a_meta) if a_fn is not None else None
         grad_b = to_input(grad * a, b_meta) if b_fn is not None else None
         return grad_a, grad_b
@@ -190,7 +186,7 @@ def mul(input, other):
     a, b, out, recording = _binary("mul", input, other, operator.mul)
     if recording:
         # Like PyTorch, save only what the needed gradients use.
-        node = record(MulBackward0, out, _edges(a, b),
+        node = record(MulBackward0, out, (a, b),
                       saved=(a if _needs(b) else None, b if _needs(a) else None))
         node.metas = _metas(a, b, out)
     return out
@@ -202,7 +198,7 @@ class DivBackward0(Node):
     def apply(self, grad):
         a, b = self.saved_values
         a_meta, b_meta = self.metas
-        (a_fn, _), (b_fn, _) = self.next_functions
+        a_fn, b_fn = self._next_nodes
         grad_a = to_input(grad / b, a_meta) if a_fn is not None else None
         grad_b = to_input(-grad * a / (b * b), b_meta) if b_fn is not None else None
         return grad_a, grad_b
@@ -230,7 +226,7 @@ def div(input, other, *, rounding_mode=None):
         return mul(reciprocal(other), input)  # number / tensor, recorded as PyTorch does
     a, b, out, recording = _binary("div", input, other, _true_divide)
     if recording:
-        node = record(DivBackward0, out, _edges(a, b), saved=(a if _needs(b) else None, b))
+        node = record(DivBackward0, out, (a, b), saved=(a if _needs(b) else None, b))
         node.metas = _metas(a, b, out)
     return out
 
@@ -252,7 +248,7 @@ def _rounding_div(input, other, rounding_mode):
 
     a, b, out, recording = _binary("div", input, other, compute)
     if recording:
-        record(DivBackward1, out, _edges(a, b), metas=_metas(a, b, out))
+        record(DivBackward1, out, (a, b), metas=_metas(a, b, out))
     return out
 
 
@@ -263,7 +259,7 @@ class DivBackward1(Node):
 
     def apply(self, grad):
         return tuple(None if fn is None else zeros_like(to_input(grad, meta))
-                     for (fn, _), meta in zip(self.next_functions, self.metas))
+                     for fn, meta in zip(self._next_nodes, self.metas))
 
 
 def floor_divide(input, other):
@@ -332,7 +328,7 @@ class PowBackward1(Node):
 
     def apply(self, grad):
         x, p, result = self.saved_values
-        (x_fn, _), (p_fn, _) = self.next_functions
+        x_fn, p_fn = self._next_nodes
         grad_x = grad_p = None
         if x_fn is not None:
             # d/dx x**p = p * x**(p-1), and 0 where p == 0 (PyTorch's convention at x == 0)
@@ -506,7 +502,7 @@ class ClampBackward0(Node):
         x, low, high = self.saved_values
         inside = None
         grads = [None, None, None]
-        (x_fn, _), (low_fn, _), (high_fn, _) = self.next_functions
+        x_fn, low_fn, high_fn = self._next_nodes
         if low is not None:
             inside = x >= low
             if low_fn is not None:
@@ -576,7 +572,7 @@ class MaximumBackward0(Node):
         tie = (a == b)
         share_a = a_wins + tie * 0.5
         share_b = (~a_wins & ~tie) + tie * 0.5
-        (a_fn, _), (b_fn, _) = self.next_functions
+        a_fn, b_fn = self._next_nodes
         grad_a = to_input(grad * share_a, self.metas[0]) if a_fn is not None else None
         grad_b = to_input(grad * share_b, self.metas[1]) if b_fn is not None else None
         return grad_a, grad_b
@@ -608,7 +604,7 @@ class WhereBackward0(Node):
 
     def apply(self, grad):
         (condition,) = self.saved_values
-        (a_fn, _), (b_fn, _) = self.next_functions
+        a_fn, b_fn = self._next_nodes
         zero = zeros_like(grad)
         grad_a = to_input(grad.where(condition, zero), self.metas[0]) if a_fn is not None else None
         grad_b = to_input(zero.where(condition, grad), self.metas[1]) if b_fn is not None else None
@@ -639,7 +635,7 @@ def where(condition, input, other):
         raise
     out = Tensor._make(data)
     if _recording(a, b):
-        record(WhereBackward0, out, _edges(a, b), saved=(c,), metas=_metas(a, b, out))
+        record(WhereBackward0, out, (a, b), saved=(c,), metas=_metas(a, b, out))
     return out
 
 

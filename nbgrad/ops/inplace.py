@@ -169,7 +169,8 @@ class CopySlices(Node):
 
     @classmethod
     def wrap(cls, base, view, fn):
-        node = cls((edge_of(base),) + tuple(fn.next_functions[1:]))
+        base_node, base_nr = edge_of(base)
+        node = cls((base_node,) + fn._next_nodes[1:], (base_nr,) + fn._output_nrs[1:])
         node.view, node.fn = view.detach(), fn  # detach: the replays, without a cycle
         node.view._view_fn = view._view_fn
         node._saved = fn._saved  # what backward needs is what ``fn`` saved
@@ -198,7 +199,7 @@ class CopyBackwards(Node):
     __slots__ = ("meta", "device")
 
     def apply(self, grad):
-        (self_fn, _), (src_fn, _) = self.next_functions
+        self_fn, src_fn = self._next_nodes
         grad_src = None
         if src_fn is not None:
             grad_src = to_input(grad, self.meta)
@@ -263,7 +264,7 @@ class IndexPutBackward0(Node):
     __slots__ = ("key", "meta")
 
     def apply(self, grad):
-        (self_fn, _), (value_fn, _) = self.next_functions
+        self_fn, value_fn = self._next_nodes
         grad_self = grad_value = None
         if self_fn is not None:
             grad_self = grad.masked_fill(_mask(grad, self.key), 0.0)

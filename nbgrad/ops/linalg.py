@@ -47,14 +47,33 @@ def _recording(a, b):
     return (a._requires_grad or b._requires_grad) and is_grad_enabled()
 
 
+def is_transposed(matrix):
+    """Whether a 2-D array is stored column by column, as ``W.t()`` is."""
+    flags = matrix.flags
+    return flags.f_contiguous and not flags.c_contiguous
+
+
+def mat2_grad(mat1, grad, transposed):
+    """``mat1^T @ grad``, the gradient of ``mat2`` in ``mat1 @ mat2`` (tensors or arrays).
+
+    When ``mat2`` is a transposed matrix, ``W.t()`` in a linear layer, the gradient is
+    computed as ``(grad^T @ mat1)^T``: the same numbers, laid out so that once ``TBackward0``
+    transposes it back, ``W``'s gradient is contiguous. PyTorch does the same: copying a
+    transposed gradient into ``W.grad`` would cost more than the product.
+    """
+    if isinstance(grad, Tensor):
+        return grad.t().mm(mat1).t() if transposed else mat1.t().mm(grad)
+    return (grad.T @ mat1).T if transposed else mat1.T @ grad
+
+
 class MmBackward0(Node):
-    __slots__ = ()
+    __slots__ = ("mat2_transposed",)
 
     def apply(self, grad):
         a, b = self.saved_values
-        (a_fn, _), (b_fn, _) = self.next_functions
+        a_fn, b_fn = self._next_nodes
         return (grad.mm(b.t()) if a_fn is not None else None,
-                a.t().mm(grad) if b_fn is not None else None)
+                mat2_grad(a, grad, self.mat2_transposed) if b_fn is not None else None)
 
 
 def mm(input, mat2):
@@ -71,7 +90,8 @@ def mm(input, mat2):
     _same_dtype(a, b)
     out = Tensor._make(a._data @ b._data)
     if _recording(a, b):
-        record(MmBackward0, out, (a, b), saved=_saving(a, b))
+        record(MmBackward0, out, (a, b), saved=_saving(a, b),
+               mat2_transposed=is_transposed(b._data))
     return out
 
 
@@ -80,7 +100,7 @@ class MvBackward0(Node):
 
     def apply(self, grad):
         a, v = self.saved_values
-        (a_fn, _), (v_fn, _) = self.next_functions
+        a_fn, v_fn = self._next_nodes
         return (grad.unsqueeze(1).mm(v.unsqueeze(0)) if a_fn is not None else None,
                 a.t().mv(grad) if v_fn is not None else None)
 
@@ -109,7 +129,7 @@ class DotBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_values
-        (a_fn, _), (b_fn, _) = self.next_functions
+        a_fn, b_fn = self._next_nodes
         return (grad * b if a_fn is not None else None, grad * a if b_fn is not None else None)
 
 
@@ -137,7 +157,7 @@ class BmmBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_values
-        (a_fn, _), (b_fn, _) = self.next_functions
+        a_fn, b_fn = self._next_nodes
         return (grad.bmm(b.transpose(1, 2)) if a_fn is not None else None,
                 a.transpose(1, 2).bmm(grad) if b_fn is not None else None)
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import backend, dtypes
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.graph import attach, edge_of, record, should_record
+from ..autograd.graph import attach, next_edges, record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
 from ..tensor import Tensor, _dim
@@ -506,7 +506,7 @@ def unbind(input, dim=0):
     pieces = [make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None)
               for i in range(data.shape[d])]
     if should_record(x):
-        node = UnbindBackward0((edge_of(x),))
+        node = UnbindBackward0(*next_edges((x,)))
         node.dim, node.num_outputs = d, len(pieces)
         node.meta = (pieces[0]._data.shape if pieces else (), data.dtype, array_module(data))
         for i, piece in enumerate(pieces):
@@ -561,7 +561,7 @@ class CatBackward0(Node):
 
     def apply(self, grad):
         grads, start = [], 0
-        for (fn, _), size, meta in zip(self.next_functions, self.sizes, self.metas):
+        for fn, size, meta in zip(self._next_nodes, self.sizes, self.metas):
             key = (slice(None),) * self.dim + (slice(start, start + size),)
             start += size
             grads.append(None if fn is None else _cast(getitem(grad, key), meta))
@@ -607,7 +607,7 @@ class StackBackward0(Node):
     def apply(self, grad):
         key = (slice(None),) * self.dim
         return tuple(None if fn is None else _cast(getitem(grad, key + (i,)), meta)
-                     for i, ((fn, _), meta) in enumerate(zip(self.next_functions, self.metas)))
+                     for i, (fn, meta) in enumerate(zip(self._next_nodes, self.metas)))
 
 
 def stack(tensors, dim=0):
