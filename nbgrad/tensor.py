@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from . import autograd, backend, dtypes, printing  # autograd: a package that imports this module
+from . import autograd, backend, dtypes, printing  # autograd.backward: looked up at call time
 from .autograd.grad_mode import is_grad_enabled
 from .autograd.node import add_hook
 

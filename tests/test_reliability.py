@@ -147,6 +147,20 @@ def test_deep_view_chain_and_inplace():
     np.testing.assert_array_equal(x.grad.numpy(), expected)
 
 
+def test_a_recorded_operation_keeps_two_tracked_objects_alive():
+    """``y = y + 1`` and ``y = y * 2`` keep a node and its tuple of next nodes alive, nothing
+    more: Python's garbage collector walks every live container object, and a deep graph
+    holds one node per operation (the benchmark's depth row)."""
+    x = ng.zeros((), requires_grad=True)
+    y = x + 1
+    gc.collect()
+    before = len(gc.get_objects())
+    for _ in range(500):
+        y = (y + 1) * 2.0
+    gc.collect()  # also untracks tuples that hold only numbers (the saved 2.0)
+    assert len(gc.get_objects()) - before <= 2 * 1000 + 20
+
+
 # -- graphs freed by reference counting ------------------------------------------------------------
 def test_graph_freed_on_del_without_gc():
     with gc_disabled():
