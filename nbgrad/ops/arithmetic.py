@@ -38,6 +38,13 @@ def _meta(value, out):
 def _metas(a, b, out):
     """``_meta`` of both operands; one shared tuple in the common case (fewer objects to keep
     alive per operation means less work for Python's garbage collector)."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        # With a number, the tensor operand already has the output's shape (a number does
+        # not broadcast), so only its dtype can differ; comparing shapes costs more than
+        # the rest of this function.
+        tensor = a if isinstance(a, Tensor) else b
+        if tensor._data.dtype is out._data.dtype:
+            return _NOTHING_TO_DO
     a_meta, b_meta = _meta(a, out), _meta(b, out)
     return _NOTHING_TO_DO if a_meta is None and b_meta is None else (a_meta, b_meta)
 
