@@ -14,9 +14,11 @@ A tensor holds
   garbage collector;
 * ``_base``: for a view, the tensor whose storage it looks into.
 
-Rarely used fields (``_grad``, hooks, the leaf's accumulator, the view function) are
-left unset until needed, so creating a tensor costs four attribute stores: creating
-tensors is most of the per-operation overhead.
+Rarely used fields (``_grad``, the leaf's accumulator, the view function) are left unset
+until needed: creating tensors is most of the per-operation overhead. The three that are
+read on every view or every backward (``_base`` and the two hook tables) start as
+``None``, because reading an unset field raises and catches an ``AttributeError``, which
+costs far more than storing it.
 
 The mathematical methods (``x.exp()``, ``x + y``, ...) are the functions of
 :mod:`nbgrad.ops`, bound to the class in :mod:`nbgrad.ops.methods`.
@@ -62,6 +64,7 @@ class Tensor:
         t._requires_grad = False
         t._grad_fn = None
         t._vc = vc
+        t._base = t._hooks = t._post_accumulate_hooks = None
         return t
 
     def _counter(self):
