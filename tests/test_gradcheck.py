@@ -129,6 +129,8 @@ CASES = {
                         lambda: (randn(3, 4), randn(4, seed=1))),
     "where_method": (lambda a, b: a.where(a > 0, b), lambda: (away(3, 4), randn(1, 4, seed=1))),
     "where_number": (lambda a: ng.where(a > 0, a, 0.5), lambda: (away(3, 4),)),
+    "where_number_condition_broadcasts": (
+        lambda a: ng.where(const([[True], [False], [True]], ng.bool), a, 0.5), lambda: (randn(4),)),
     "masked_fill": (lambda a: a.masked_fill(const([True, False, False, True], ng.bool), 2.0),
                     lambda: (randn(3, 4),)),
     "masked_fill_function": (lambda a: ng.masked_fill(a, const([[True], [False], [True]], ng.bool), -1.0),

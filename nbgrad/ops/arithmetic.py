@@ -36,8 +36,9 @@ def _meta(value, out):
 
 
 def _metas(a, b, out):
-    """``_meta`` of both operands; one shared tuple in the common case (fewer objects to keep
-    alive per operation means less work for Python's garbage collector)."""
+    """``_meta`` of both operands of ``out = op(a, b)``, an elementwise operation whose output
+    has the two operands' broadcast shape; one shared tuple in the common case (fewer
+    objects to keep alive per operation means less work for Python's garbage collector)."""
     if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         # With a number, the tensor operand already has the output's shape (a number does
         # not broadcast), so only its dtype can differ; comparing shapes costs more than
@@ -642,7 +643,8 @@ def where(condition, input, other):
         raise
     out = Tensor._make(data)
     if _recording(a, b):
-        record(WhereBackward0, out, (a, b), saved=(c,), metas=_metas(a, b, out))
+        # Not ``_metas``: the condition takes part in the broadcast too.
+        record(WhereBackward0, out, (a, b), saved=(c,), metas=(_meta(a, out), _meta(b, out)))
     return out
 
 
