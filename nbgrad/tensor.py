@@ -131,7 +131,7 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def _is_view(self):
-        return getattr(self, "_base", None) is not None
+        return self._base is not None
 
     @property
     def _version(self):
@@ -242,7 +242,7 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
-            if getattr(self, "_hooks", None) is None:
+            if self._hooks is None:
                 self._hooks = {}
             return add_hook(self._hooks, hook)
         hooks = self._grad_fn._node_hooks().tensor_pre.setdefault(self._output_nr, {})
@@ -256,7 +256,7 @@ class Tensor:
             )
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if getattr(self, "_post_accumulate_hooks", None) is None:
+        if self._post_accumulate_hooks is None:
             self._post_accumulate_hooks = {}
         return add_hook(self._post_accumulate_hooks, hook)
 

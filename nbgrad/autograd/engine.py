@@ -116,7 +116,7 @@ def _accumulate(buffers, ready, node, output_nr, grad):
 def _call_tensor_pre_hooks(node, grads):
     """Hooks registered on the tensor whose gradient this is, then ``retain_grad``."""
     if type(node) is AccumulateGrad:
-        leaf_hooks = getattr(node.variable, "_hooks", None)
+        leaf_hooks = node.variable._hooks
         for hook in tuple(leaf_hooks.values()) if leaf_hooks else ():
             result = hook(grads[0])
             if result is not None:

@@ -178,7 +178,7 @@ class AccumulateGrad(Node):
         else:
             current._data += grad._data
             current._bump_version()
-        post_hooks = getattr(variable, "_post_accumulate_hooks", None)
+        post_hooks = variable._post_accumulate_hooks
         for hook in tuple(post_hooks.values()) if post_hooks else ():
             hook(variable)
         return ()

@@ -42,7 +42,7 @@ def check_leaf(t):
     """The leaf rule: no in-place change of a leaf that requires grad while recording."""
     if not is_grad_enabled():
         return
-    base = getattr(t, "_base", None)
+    base = t._base
     if base is not None and base._requires_grad and getattr(t, "_made_without_grad", False):
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad mode "
@@ -82,7 +82,7 @@ def apply_inplace(t, op, *args, **kwargs):
     result = op(snapshot, *args, **kwargs)
     _write(t, result._data)
     node = result._grad_fn
-    base = getattr(t, "_base", None)
+    base = t._base
     if base is None:
         _become_output(t, node)
         _refresh_views(t)

@@ -33,7 +33,7 @@ def make_view(x, data, replay, node_cls=None, **attributes):
     view operation (``unbind``), which may not be changed in place.
     """
     out = Tensor._make(data, x._counter())
-    base = getattr(x, "_base", None)
+    base = x._base
     if base is None:
         out._base, out._view_fn = x, (replay,)
     else:
