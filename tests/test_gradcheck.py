@@ -527,6 +527,22 @@ def test_gradgradcheck_unary(name):
     assert gradcheck(first_derivative, (x,))
 
 
+def test_gradgradcheck_through_a_linear_layers_weight():
+    """``linear`` multiplies by ``W.t()``: with ``create_graph=True`` the weight's gradient
+    comes back through ``TBackward0`` as a recorded operation, so it can be differentiated
+    again (the ordinary backward transposes the array without recording)."""
+    x = positive(4, 3, seed=1)
+    b = positive(2, seed=2)
+
+    def weight_gradient(w):
+        out = (ng.nn.functional.linear(x, w, b).tanh() ** 2).sum()
+        (g,) = ng.autograd.grad(out, w, create_graph=True)
+        assert type(g.grad_fn).__name__ == "TBackward0"
+        return g
+
+    assert gradcheck(weight_gradient, (positive(2, 3, seed=3),))
+
+
 def test_third_order_derivative():
     x = ng.tensor(1.3, dtype=F64, requires_grad=True)
     y = x ** 4

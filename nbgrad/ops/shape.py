@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from .. import backend, dtypes
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import _state
 from ..autograd.graph import attach, next_edges, record, should_record
 from ..autograd.node import Node
 from ..backend import array_module
@@ -38,7 +38,7 @@ def make_view(x, data, replay, node_cls=None, **attributes):
         out._base, out._view_fn = x, (replay,)
     else:
         out._base, out._view_fn = base, x._view_fn + (replay,)
-    if is_grad_enabled():
+    if _state.enabled:
         # The base remembers its live views, so that an in-place change can rebuild their
         # grad_fn. Views made under no_grad (backward formulas, optimizer steps) are not
         # tracked, as PyTorch does not regenerate them either.
@@ -217,7 +217,11 @@ class TBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (grad.t(),)
+        if _state.enabled:  # create_graph=True: the transpose as a recorded operation
+            return (grad.t(),)
+        # The ordinary backward records nothing: transposing the array is all there is (every
+        # linear layer's weight passes through here, once per step).
+        return (Tensor._make(grad._data.T),)
 
 
 def t(input):
