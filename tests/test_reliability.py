@@ -231,6 +231,27 @@ def test_views_and_inplace_freed_without_gc():
         assert all(r() is None for r in refs)
 
 
+def test_a_base_forgets_its_views_as_they_die():
+    """A linear layer makes a view of its weight (``W.t()``) on every call: the weight's
+    record of its live views must shrink as they die, without waiting for the GC, and an
+    in-place change afterwards rebuilds only the views still alive."""
+    with gc_disabled():
+        w = ng.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        for _ in range(100):
+            w.t()
+        kept = w.t()
+        assert len(w._views) == 1
+
+        y = ng.zeros(2, 2)
+        dead = y[0]
+        live = y.t()
+        del dead
+        y.mul_(w)  # recorded: y's grad_fn is now MulBackward0, and live's is rebuilt on it
+        assert type(live.grad_fn).__name__ == "TBackward0"
+        assert live.grad_fn.next_functions[0][0] is y.grad_fn
+        assert len(y._views) == 1 and kept._base is w
+
+
 def test_retain_grad_and_hooks_freed_without_gc():
     with gc_disabled():
         x = ng.tensor([1.0, 2.0], requires_grad=True)

@@ -148,8 +148,9 @@ def _refresh_views(base):
     if not views:
         return
     with enable_grad():
-        for view in list(views):
-            if view._view_fn[-1] is None:  # an unbind piece: never replayed
+        for ref in list(views):
+            view = ref()
+            if view is None or view._view_fn[-1] is None:  # gone, or an unbind piece
                 continue
             fresh = shape.replay_view(view, base)
             view._grad_fn = fresh._grad_fn

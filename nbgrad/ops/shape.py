@@ -41,11 +41,13 @@ def make_view(x, data, replay, node_cls=None, **attributes):
     if _state.enabled:
         # The base remembers its live views, so that an in-place change can rebuild their
         # grad_fn. Views made under no_grad (backward formulas, optimizer steps) are not
-        # tracked, as PyTorch does not regenerate them either.
+        # tracked, as PyTorch does not regenerate them either. Each is a weak reference that
+        # takes itself out of the set when its view dies (a WeakSet, without the Python
+        # code around it: a layer makes a view of its weight on every call).
         views = getattr(out._base, "_views", None)
         if views is None:
-            views = out._base._views = weakref.WeakSet()
-        views.add(out)
+            views = out._base._views = set()
+        views.add(weakref.ref(out, views.discard))
     else:
         out._made_without_grad = True
     if node_cls is not None and should_record(x):
