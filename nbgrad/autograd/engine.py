@@ -54,7 +54,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         while ready:
             node = pop(ready)[1]
             grads = buffers.pop(node)
-            if node._hooks is not None or type(node) is AccumulateGrad:
+            if node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
                 grads = _call_tensor_pre_hooks(node, grads)
             if captured is not None:
                 _capture(node, grads, captured)
