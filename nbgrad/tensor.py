@@ -75,7 +75,11 @@ class Tensor:
         return vc
 
     def _bump_version(self):
-        self._counter()[0] += 1
+        vc = self._vc
+        if vc is None:
+            self._vc = [1]
+        else:
+            vc[0] += 1
 
     def __init__(self, *args, **kwargs):
         raise TypeError(

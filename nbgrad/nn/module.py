@@ -255,8 +255,9 @@ class Module:
         # live in their registries, not in the instance __dict__.
         d = self.__dict__
         for registry in ("_parameters", "_buffers", "_modules"):
-            if registry in d and name in d[registry]:
-                return d[registry][name]
+            entries = d.get(registry)
+            if entries is not None and name in entries:
+                return entries[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
