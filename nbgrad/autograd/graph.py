@@ -3,7 +3,7 @@
 Every operation does the same three things when it records itself:
 
 1. decide whether to record at all: grad mode is on and some input requires grad;
-2. build its node with one edge per input (``edge_of``, collected by ``next_edges``);
+2. build its node with one edge per input (``next_edges``);
 3. make the node the output's ``grad_fn`` (``attach``).
 """
 
@@ -26,16 +26,6 @@ def should_record(*tensors):
     return False
 
 
-def edge_of(tensor):
-    """Where the gradient for ``tensor`` goes: its ``grad_fn``, its leaf accumulator, or nowhere."""
-    fn = tensor._grad_fn
-    if fn is not None:
-        return (fn, tensor._output_nr)
-    if tensor._requires_grad:
-        return (grad_accumulator(tensor), 0)
-    return NO_EDGE
-
-
 def grad_accumulator(leaf):
     """The leaf's ``AccumulateGrad`` node, shared by every graph that uses the leaf.
 
@@ -50,11 +40,18 @@ def grad_accumulator(leaf):
 
 
 def next_edges(inputs):
-    """The arguments of a node's constructor: the nodes the gradients of ``inputs`` go to,
-    and which output of each. An input that is not a tensor (a number) has no edge."""
+    """Where the gradient of each input goes, as a node's constructor takes it: the nodes,
+    and which output of each node the input is (two flat tuples)."""
     nodes, output_nrs = [], []
     for t in inputs:
-        fn, output_nr = edge_of(t) if isinstance(t, Tensor) else NO_EDGE
+        if not isinstance(t, Tensor):  # a number: no gradient goes back to it
+            fn, output_nr = NO_EDGE
+        elif t._grad_fn is not None:  # computed: to the node that computed it
+            fn, output_nr = t._grad_fn, t._output_nr
+        elif t._requires_grad:  # a leaf that requires grad: to its accumulator
+            fn, output_nr = grad_accumulator(t), 0
+        else:  # a leaf that needs no gradient: nowhere
+            fn, output_nr = NO_EDGE
         nodes.append(fn)
         output_nrs.append(output_nr)
     output_nrs = tuple(output_nrs)
@@ -63,6 +60,12 @@ def next_edges(inputs):
 
 
 _ALL_OUTPUT_0 = {(0,) * n: (0,) * n for n in range(1, 9)}
+
+
+def edge_of(tensor):
+    """The edge ``(node, output_nr)`` that ``tensor``'s gradient takes (see ``next_edges``)."""
+    (fn,), (output_nr,) = next_edges((tensor,))
+    return fn, output_nr
 
 
 def attach(output, node, output_nr=0):
