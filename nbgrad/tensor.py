@@ -64,7 +64,7 @@ class Tensor:
         t._requires_grad = False
         t._grad_fn = None
         t._vc = vc
-        t._base = t._hooks = t._post_accumulate_hooks = None
+        t._base = t._grad = t._hooks = t._post_accumulate_hooks = None
         return t
 
     def _counter(self):
@@ -192,7 +192,7 @@ class Tensor:
     def grad(self):
         if self._grad_fn is not None and not getattr(self, "_retains_grad", False):
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        return getattr(self, "_grad", None)
+        return self._grad
 
     @grad.setter
     def grad(self, value):
@@ -415,7 +415,7 @@ class Tensor:
         copy._requires_grad = self._requires_grad
         if isinstance(self, Parameter):
             copy.__dict__.update(self.__dict__)
-        grad = getattr(self, "_grad", None)
+        grad = self._grad
         if grad is not None:
             copy._grad = grad.__deepcopy__(memo)
         memo[id(self)] = copy

@@ -139,7 +139,7 @@ def _call_tensor_pre_hooks(node, grads):
         grad = grads[output_nr]
         if tensor is None or grad is None:
             continue
-        current = getattr(tensor, "_grad", None)
+        current = tensor._grad
         tensor._grad = grad.detach().clone() if current is None else current + grad.detach()
     return grads
 

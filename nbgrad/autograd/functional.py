@@ -91,7 +91,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if tensor._grad_fn is None:
             graph.grad_accumulator(tensor).apply(grad)
         else:
-            current = getattr(tensor, "_grad", None)
+            current = tensor._grad
             tensor._grad = grad.detach().clone() if current is None else current + grad.detach()
 
 

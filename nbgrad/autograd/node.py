@@ -167,7 +167,7 @@ class AccumulateGrad(Node):
         variable = self.variable
         if not variable._requires_grad:  # requires_grad_(False) after the graph was built
             return ()
-        current = getattr(variable, "_grad", None)
+        current = variable._grad
         recording = _state.enabled  # create_graph=True: .grad becomes part of a graph
         if current is None:
             # A fresh array: the incoming gradient may be shared with another leaf or be a

@@ -68,7 +68,7 @@ def _forward_unimplemented(self, *input):
 def clear_grad(param, set_to_none=True):
     """Forget a parameter's gradient: ``grad = None`` (default), or fill it with zeros
     (detached first, so a gradient built with ``create_graph=True`` leaves its graph)."""
-    grad = getattr(param, "_grad", None)
+    grad = param._grad
     if grad is None:
         return
     if set_to_none:

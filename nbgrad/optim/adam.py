@@ -17,7 +17,7 @@ For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...`` (PyTorch
 from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
-from .optimizer import Optimizer, grad_of
+from .optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW", "adam"]
 
@@ -69,7 +69,7 @@ class Adam(Optimizer):
             amsgrad = group["amsgrad"]
             params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps = [], [], [], [], [], []
             for p in group["params"]:
-                grad = grad_of(p)
+                grad = p._grad  # .grad without the property's checks: p is a leaf
                 if grad is None:
                     continue
                 state = self._init_state(p, amsgrad)

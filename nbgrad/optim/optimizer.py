@@ -38,11 +38,6 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def grad_of(param):
-    """``param.grad`` without the property's checks (a parameter is a leaf)."""
-    return getattr(param, "_grad", None)
-
-
 class Optimizer:
     """Base class: subclasses implement ``step()``."""
 

@@ -12,7 +12,7 @@ For each parameter ``p`` with gradient ``g`` (PyTorch's order of operations)::
 """
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, grad_of
+from .optimizer import Optimizer
 
 __all__ = ["SGD", "sgd"]
 
@@ -46,7 +46,7 @@ class SGD(Optimizer):
             params, grads, buffers = [], [], []
             uses_momentum = group["momentum"] != 0
             for p in group["params"]:
-                grad = grad_of(p)
+                grad = p._grad  # .grad without the property's checks: p is a leaf
                 if grad is not None:
                     params.append(p)
                     grads.append(grad)

@@ -116,7 +116,7 @@ def draw(*tensors, names=None, show_saved=True):
         if type(fn) is AccumulateGrad:
             counts["leaves"] += 1
             leaf = fn.variable
-            grad = getattr(leaf, "_grad", None)
+            grad = leaf._grad
             grad_text = "None" if grad is None else _values(grad)
             lines.append(
                 f'  {fid} [label="{_label(leaf, names)}\\nleaf, requires_grad=True\\n'
