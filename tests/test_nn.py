@@ -98,7 +98,7 @@ def test_registration_names_order_and_attribute_access(torch):
     assert [k for k, _ in n.named_parameters(prefix="m")][:2] == ["m.scale", "m.fc.weight"]
     assert len(list(n.modules())) == 6 and len(list(n.children())) == 2
     assert n.fc.weight is n.fc._parameters["weight"]
-    assert "fc" not in n.__dict__ and "scale" not in n.__dict__ and n.note == "not registered"
+    assert n.note == "not registered" and "note" not in n._parameters and "note" not in n._modules
     assert isinstance(n.scale, nn.Parameter) and nn.Parameter is ng.Parameter
     assert n.get_submodule("body.0") is n.body[0]
     assert n.get_parameter("body.2.weight") is n.body[2].weight
@@ -115,6 +115,56 @@ def test_shared_parameters_and_modules_are_listed_once():
     tied[1].weight = tied[0].weight  # one parameter in two modules
     assert [k for k, _ in tied.named_parameters()] == ["0.weight", "0.bias", "1.bias"]
     assert len(list(tied.parameters())) == 3
+
+
+def test_registered_entries_are_plain_attributes_kept_in_step(torch):
+    """Every registered entry is also in the module's __dict__ (so ``self.weight`` needs no
+    __getattr__ call), and every way of changing a registry, through the module or directly,
+    changes what the attribute reads, as it does in PyTorch."""
+    import copy
+    import pickle
+
+    def program(lib, tnn):
+        lin = tnn.Linear(2, 3)
+        seen = [lin.weight is lin._parameters["weight"]]
+        w2 = tnn.Parameter(lib.zeros(3, 2))
+        lin._parameters["weight"] = w2            # a direct write
+        seen.append(lin.weight is w2)
+        del lin._parameters["bias"]               # a direct delete
+        seen.append(hasattr(lin, "bias"))
+        lin._parameters.update(bias=tnn.Parameter(lib.ones(3)))
+        seen.append(lin.bias.detach().numpy().tolist())
+        lin._parameters.pop("bias")
+        seen.append(hasattr(lin, "bias"))
+        lin.bias = lib.ones(3)                    # now a plain attribute, not a parameter
+        seen.append([k for k, _ in lin.named_parameters()])
+        del lin.weight
+        lin.weight = lib.full((3, 2), 2.0)        # functional-call style: a plain tensor
+        seen.append((float(lin.weight.sum()), [k for k, _ in lin.named_parameters()]))
+        seq = tnn.Sequential(tnn.Linear(2, 2), tnn.ReLU(), tnn.Linear(2, 1))
+        last = seq[2]
+        del seq[1]                                # Sequential renumbers its registry
+        seen.append((getattr(seq, "1") is last, hasattr(seq, "2")))
+        seq._modules.clear()
+        seen.append((hasattr(seq, "0"), len(seq)))
+        return seen
+
+    assert program(ng, nn) == program(torch, torch.nn)
+
+    lin = nn.Linear(2, 3)
+    assert lin.__dict__["weight"] is lin.weight and "weight" in dir(lin)
+    assert len(dir(lin)) == len(set(dir(lin)))
+    for restored in (copy.copy(lin), copy.deepcopy(lin), pickle.loads(pickle.dumps(lin))):
+        restored.weight = nn.Parameter(ng.zeros(3, 2))  # changes the copy only
+        assert restored.weight is restored._parameters["weight"]
+        assert lin.weight is lin._parameters["weight"] and lin.weight is not restored.weight
+        restored._parameters["bias"] = nn.Parameter(ng.zeros(3))
+        assert restored.bias is restored._parameters["bias"] and lin.bias is not restored.bias
+    old = lin._parameters
+    lin._parameters = {"weight": nn.Parameter(ng.ones(1))}  # a whole registry replaced
+    assert lin.weight is lin._parameters["weight"] and not hasattr(lin, "bias")
+    old["bias"] = nn.Parameter(ng.ones(1))  # the replaced registry no longer reaches lin
+    assert not hasattr(lin, "bias")
 
 
 def test_setattr_delattr_and_errors(torch):

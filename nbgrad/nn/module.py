@@ -1,10 +1,9 @@
 """``Module``: the base class of every layer and model.
 
 A module is a Python object that *registers* what it is made of. Assigning a
-``Parameter`` or another ``Module`` to an attribute (``self.fc = Linear(2, 3)``) does
-not store it in the instance ``__dict__``: ``__setattr__`` files it under
-``_parameters`` or ``_modules``, and ``__getattr__`` finds it there again. That
-registry is what everything else walks:
+``Parameter`` or another ``Module`` to an attribute (``self.fc = Linear(2, 3)``) files
+it under ``_parameters`` or ``_modules`` (``__setattr__`` decides which). That registry
+is what everything else walks:
 
 * ``parameters()`` / ``named_parameters()``: this module's parameters, then each child's,
   depth first, named with dots (``"0.weight"``, ``"encoder.fc.bias"``), each once;
@@ -12,7 +11,10 @@ registry is what everything else walks:
 * ``train()`` / ``eval()``, ``zero_grad()``, ``to()``, ``requires_grad_()``, ``repr()``.
 
 Calling a module (``model(x)``) runs its ``forward``, with any forward hooks around it.
-Everything follows ``torch.nn.Module``, names and error messages included.
+Everything follows ``torch.nn.Module``, names and error messages included, with one
+difference inside: each registry also keeps its entries in the instance ``__dict__``
+(see ``registry.py``), so that ``self.weight`` is an ordinary attribute lookup rather
+than a call to ``__getattr__``.
 """
 
 import itertools
@@ -23,6 +25,9 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import add_hook
 from ..ops.conversion import _parse as _parse_to
 from ..tensor import Parameter, Tensor
+from .registry import Registry
+
+_REGISTRIES = ("_parameters", "_buffers", "_modules")
 
 
 def typename(obj):
@@ -101,10 +106,10 @@ class Module:
         # object.__setattr__: these must exist before our own __setattr__ can work.
         set_ = super().__setattr__
         set_("training", True)
-        set_("_parameters", {})
-        set_("_buffers", {})
+        set_("_parameters", Registry(self.__dict__))
+        set_("_buffers", Registry(self.__dict__))
         set_("_non_persistent_buffers_set", set())
-        set_("_modules", {})
+        set_("_modules", Registry(self.__dict__))
         set_("_forward_pre_hooks", OrderedDict())
         set_("_forward_hooks", OrderedDict())
 
@@ -210,7 +215,9 @@ class Module:
                         c.discard(name)
 
         params = self.__dict__.get("_parameters")
-        if isinstance(value, Parameter):
+        if name in _REGISTRIES and isinstance(self.__dict__.get(name), Registry):
+            self._replace_registry(name, value)
+        elif isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             remove_from(self.__dict__, self._buffers, self._modules,
@@ -250,11 +257,27 @@ class Module:
                 else:
                     super().__setattr__(name, value)
 
+    def _replace_registry(self, name, entries):
+        """``self._modules = OrderedDict(...)``: the new entries, mirrored; the old ones go."""
+        if not isinstance(entries, Mapping):
+            raise TypeError(f"cannot assign '{typename(entries)}' as {name} (a dict expected)")
+        self.__dict__[name].detach()
+        self.__dict__[name] = Registry(self.__dict__, entries)
+
+    def __setstate__(self, state):
+        # A copy or an unpickled module gets registries of its own, mirroring into its own
+        # __dict__ (a registry is copied and pickled as a plain dict).
+        self.__dict__.update(state)
+        for name in _REGISTRIES:
+            if name in state:
+                self.__dict__[name] = Registry(self.__dict__, state[name])
+
     def __getattr__(self, name):
-        # Only called when ordinary lookup fails: parameters, buffers and submodules
-        # live in their registries, not in the instance __dict__.
+        # Only called when ordinary lookup fails. Registered entries are mirrored into the
+        # instance __dict__, so this finds them only while a module is being built or
+        # restored; it is what PyTorch does on every access.
         d = self.__dict__
-        for registry in ("_parameters", "_buffers", "_modules"):
+        for registry in _REGISTRIES:
             entries = d.get(registry)
             if entries is not None and name in entries:
                 return entries[name]
@@ -272,8 +295,7 @@ class Module:
             super().__delattr__(name)
 
     def __dir__(self):
-        keys = (dir(self.__class__) + list(self.__dict__) + list(self._parameters)
-                + list(self._modules) + list(self._buffers))
+        keys = set(dir(self.__class__)) | set(self.__dict__)  # registered names are in both
         return sorted(k for k in keys if not k[0].isdigit())
 
     # -- walking the tree -------------------------------------------------------------
