@@ -274,8 +274,8 @@ class Module:
 
     def __getattr__(self, name):
         # Only called when ordinary lookup fails. Registered entries are mirrored into the
-        # instance __dict__, so this finds them only while a module is being built or
-        # restored; it is what PyTorch does on every access.
+        # instance __dict__, so one reaches here only if something went around the registry
+        # (object.__setattr__ on it, say); PyTorch's modules come here on every access.
         d = self.__dict__
         for registry in _REGISTRIES:
             entries = d.get(registry)
