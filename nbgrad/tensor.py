@@ -14,9 +14,9 @@ A tensor holds
   garbage collector;
 * ``_base``: for a view, the tensor whose storage it looks into.
 
-Rarely used fields (``_grad``, the leaf's accumulator, the view function) are left unset
-until needed: creating tensors is most of the per-operation overhead. The three that are
-read on every view or every backward (``_base`` and the two hook tables) start as
+Rarely used fields (the leaf's accumulator, the view function) are left unset until
+needed: creating tensors is most of the per-operation overhead. The four that are read
+on every view or every backward (``_base``, ``_grad`` and the two hook tables) start as
 ``None``, because reading an unset field raises and catches an ``AttributeError``, which
 costs far more than storing it.
 

@@ -295,48 +295,37 @@ def test_a_gradient_held_elsewhere_is_copied_into_grad():
     g1, g2 = grads_of(lambda: ng.cat([c1, c2]).sum(), c1, c2)
     assert not shares(g1, g2)
 
-    class ReadOnlyGradient(ng.autograd.Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t * 1
+    def returning(make_gradient):
+        """A custom function whose backward returns ``make_gradient()``, whatever arrives."""
+        class Returning(ng.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t * 1
 
-        @staticmethod
-        def backward(ctx, g):
-            frozen = np.ones(3, dtype=np.float32)
-            frozen.flags.writeable = False
-            return ng.from_numpy(frozen)
+            @staticmethod
+            def backward(ctx, g):
+                return make_gradient()
+        return Returning
 
-    class TransposedGradient(ng.autograd.Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t * 1
+    def read_only():
+        frozen = np.ones(3, dtype=np.float32)
+        frozen.flags.writeable = False
+        return ng.from_numpy(frozen)
 
-        @staticmethod
-        def backward(ctx, g):
-            return ng.from_numpy(np.ones((3, 2), dtype=np.float32).T)  # column-major
-
+    column_major = returning(lambda: ng.from_numpy(np.ones((3, 2), dtype=np.float32).T))
     m = ng.randn(2, 3, requires_grad=True)
-    (gm,) = grads_of(lambda: TransposedGradient.apply(m).sum(), m)
+    (gm,) = grads_of(lambda: column_major.apply(m).sum(), m)
     assert gm.is_contiguous()  # laid out as a copy would be
 
+    frozen = returning(read_only)
     q = ng.randn(3, requires_grad=True)
-    grads_of(lambda: ReadOnlyGradient.apply(q).sum(), q)
-    grads_of(lambda: ReadOnlyGradient.apply(q).sum(), q)  # adds into .grad: it must be writable
+    grads_of(lambda: frozen.apply(q).sum(), q)
+    grads_of(lambda: frozen.apply(q).sum(), q)  # adds into .grad: it must be writable
     assert q.grad.tolist() == [2.0, 2.0, 2.0]
 
     cache = np.ones(3, dtype=np.float32)
-
-    class FromCache(ng.autograd.Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t * 1
-
-        @staticmethod
-        def backward(ctx, g):
-            return ng.from_numpy(cache)
-
     f = ng.randn(3, requires_grad=True)
-    (gf,) = grads_of(lambda: FromCache.apply(f).sum(), f)
+    (gf,) = grads_of(lambda: returning(lambda: ng.from_numpy(cache)).apply(f).sum(), f)
     assert not shares(gf, cache)
     gf.add_(1)
     assert cache.tolist() == [1.0, 1.0, 1.0]
