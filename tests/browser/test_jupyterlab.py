@@ -211,16 +211,24 @@ def run_all(page, lab, path: str, cells: list[dict]) -> None:
                lambda: f"Clear Outputs of All Cells left the prompts {prompts(page, path)}")
     menu(page, "Run", "runmenu:run-all")
 
-    # Run All queues every cell at once ([*]). It is done when the first cell has run, none
-    # is queued any more and the kernel is idle, twice in a row. (After an error in a cell
-    # not tagged raises-exception, JupyterLab drops the rest of the queue: their prompts go
-    # back to [ ], which check_errors and check_ran_once report.)
+    # Run All is done when every code cell shows its execution count and the kernel is idle,
+    # twice in a row. A cell is not always queued ([*]) by the time the kernel goes idle
+    # after the one before it (seen under load: the last cell still showed [ ]), so "nothing
+    # queued" alone is not the end. The other end: after an error in a cell not tagged
+    # raises-exception, JupyterLab drops the rest of the queue and their prompts go back to
+    # [ ]; once nothing is queued, check_errors reports that error.
     def settled():
         shown = prompts(page, path)
-        if shown[code[0]] in ("[ ]:", "[*]:") or any(shown[i] == "[*]:" for i in code):
+        if any(shown[i] == "[*]:" for i in code):
+            return False
+        if any(shown[i] == "[ ]:" for i in code) and not stopped_by_an_error():
             return False
         server = kernel_on_server(lab, path)
         return server is not None and server["execution_state"] == "idle"
+
+    def stopped_by_an_error():
+        return any(errors and not tagged_raises(cells[i])
+                   for i, errors in enumerate(errors_shown(page, path)))
 
     wait_until(lambda: settled() and (time.sleep(1.0) or settled()), RUN_TIMEOUT, lambda: (
         f"Run All did not finish in {RUN_TIMEOUT} s; prompts: "
