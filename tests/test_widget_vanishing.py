@@ -83,4 +83,8 @@ def test_same_numbers_as_pytorch():
         retained.append(h)
     h.sum().backward()
     for ours, theirs in zip(outputs, retained):
-        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10)
+        expected = theirs.grad.numpy()
+        # Entries near zero come from cancelling sums, whose rounding depends on the BLAS:
+        # their error is relative to the size of the terms, not of the result.
+        np.testing.assert_allclose(ours.grad.numpy(), expected, rtol=1e-10,
+                                   atol=1e-12 * np.abs(expected).max())
