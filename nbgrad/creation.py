@@ -127,6 +127,8 @@ def as_tensor(data, dtype=None, device=None):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     if _is_cupy(data):  # shares the GPU memory, as with a NumPy array on the CPU
         return _finish(data, dtype, device, False)
+    if isinstance(data, np.ndarray):
+        _warn_if_not_writable(data)
     wanted = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
     return _finish(_infer(data, wanted if wanted is not None and wanted.kind == "f" else None),
                    dtype, device, False)
@@ -136,7 +138,25 @@ def from_numpy(ndarray):
     """A tensor sharing memory with ``ndarray``: changing one changes the other."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    return Tensor._make(ndarray if dtypes.from_numpy_dtype(ndarray.dtype) else ndarray)
+    dtypes.from_numpy_dtype(ndarray.dtype)  # raises for a dtype nbgrad lacks
+    _warn_if_not_writable(ndarray)
+    return Tensor._make(ndarray)
+
+
+NOT_WRITABLE_WARNING = (
+    "The given NumPy array is not writable, and nbgrad does not support non-writable tensors. "
+    "This means writing to this tensor will raise an error. You may want to copy the array to "
+    "protect its data or make it writable before converting it to a tensor. This type of "
+    "warning will be suppressed for the rest of this program."
+)
+_warned_not_writable = False  # once per program, as PyTorch warns
+
+
+def _warn_if_not_writable(array):
+    global _warned_not_writable
+    if not array.flags.writeable and not _warned_not_writable:
+        _warned_not_writable = True
+        warnings.warn(NOT_WRITABLE_WARNING, UserWarning, stacklevel=3)
 
 
 def _size(size, op="size"):

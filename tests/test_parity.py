@@ -790,6 +790,21 @@ def test_inplace_returns_self():
     check(program)
 
 
+@pytest.mark.parametrize("shape, target", [((3,), (1, 3)), ((1, 3), (1, 3)), ((3, 1), (1, 3, 1)),
+                                           ((1, 3), (2, 3)), ((3,), (2, 3))])
+def test_inplace_through_expand(shape, target):
+    """An expand that repeats no element is an ordinary view; one that does cannot be written."""
+    def program(M):
+        x = M.zeros(*shape)
+        x.expand(*target).add_(1)
+        return x
+
+    if np.prod(target) == np.prod(shape):
+        check(program)
+    else:
+        check_error(program)
+
+
 def test_retained_grad_follows_inplace():
     def program(M):
         x = leaf(M, [1.0, 2.0])
@@ -1937,6 +1952,42 @@ def test_numpy_shares_memory():
         return x, b.tolist(), M.from_numpy(np.array([1.0, 2.0])).dtype
 
     check(program)
+
+
+def read_only_array():
+    array = np.arange(3.0)
+    array.flags.writeable = False
+    return array
+
+
+def test_from_numpy_of_a_read_only_array_warns(monkeypatch):
+    """PyTorch warns once per program; this is the only test that makes it warn."""
+    monkeypatch.setattr(ng.creation, "_warned_not_writable", False)
+    # nbgrad goes on differently: writing raises instead of being undefined behavior
+    check_warning(lambda M: M.from_numpy(read_only_array()), UserWarning,
+                  key="The given NumPy array is not writable")
+
+
+def test_a_read_only_array_warns_once_per_program(monkeypatch):
+    monkeypatch.setattr(ng.creation, "_warned_not_writable", False)
+    with pytest.warns(UserWarning, match="The given NumPy array is not writable") as caught:
+        ng.as_tensor(read_only_array())
+    assert caught[0].filename == __file__  # points at the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ng.from_numpy(read_only_array())
+        ng.as_tensor(read_only_array(), dtype=ng.float32)
+
+
+def test_a_tensor_over_a_read_only_array_cannot_be_changed_in_place():
+    """PyTorch writes into the array anyway (undefined behavior); nbgrad says why it cannot."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = ng.from_numpy(read_only_array())
+    with pytest.raises(RuntimeError, match="NumPy array that is not writable") as error:
+        t.add_(1)
+    assert "clone()" in str(error.value)
+    assert t.tolist() == [0.0, 1.0, 2.0] and t._version == 0
 
 
 def test_array_ops_with_numpy_on_the_left():

@@ -113,16 +113,20 @@ def _write(t, values):
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
         )
+    if type(target) is np.ndarray and not target.flags.writeable:
+        raise RuntimeError(
+            "this tensor's memory is a NumPy array that is not writable (from_numpy or "
+            "as_tensor of a read-only array), so it cannot be changed in place.\n"
+            "nbgrad hint: copy the array, or clone() the tensor, before changing it."
+        )
     target[...] = values
     t._bump_version()
 
 
 def _overlapping(array):
-    """Whether elements share memory (an ``expand``ed view): NumPy marks such arrays
-    read-only; CuPy has no such flag, so a zero stride over a dimension of size > 1
-    tells it there."""
-    if type(array) is np.ndarray:
-        return not array.flags.writeable
+    """Whether elements share memory, as in an ``expand``ed view: a zero stride over a
+    dimension of size > 1 (NumPy's read-only flag would not tell: an array can be read-only
+    for other reasons, and CuPy has no such flag)."""
     return any(stride == 0 and size > 1 for stride, size in zip(array.strides, array.shape))
 
 
