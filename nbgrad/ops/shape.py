@@ -10,7 +10,6 @@ Advanced indexing (integer arrays, boolean masks) copies, as in NumPy and PyTorc
 backward adds the gradient back at the indexed positions, duplicates accumulating.
 """
 
-import math
 import weakref
 
 import numpy as np
@@ -317,10 +316,10 @@ def expand(input, *sizes):
             )
         target.append(s)
     target = tuple(target)
-    if math.prod(target) == x._data.size:
-        # Nothing is repeated (only dimensions of size 1 added): a plain, writable view,
-        # where NumPy's broadcast_to would be read-only.
-        data = x._data.reshape(target)
+    if target == (1,) * lead + shape:
+        # Nothing is repeated (at most leading dimensions of size 1 added): a plain, writable
+        # view, where NumPy's broadcast_to would be read-only.
+        data = x._data[(None,) * lead]
     else:
         data = array_module(x._data).broadcast_to(x._data, target)
     return make_view(x, data, lambda t: t.expand(target), ExpandBackward0, shape=shape)
