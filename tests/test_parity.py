@@ -795,9 +795,11 @@ def test_inplace_returns_self():
 def test_inplace_through_expand(shape, target):
     """An expand that repeats no element is an ordinary view; one that does cannot be written."""
     def program(M):
-        x = M.zeros(*shape)
-        x.expand(*target).add_(1)
-        return x
+        a = M.ones(*shape, requires_grad=True)
+        x = a * 3
+        x.expand(*target).mul_(2)  # reaches x and, through CopySlices, a's gradient
+        x.sum().backward()
+        return x, a.grad
 
     if np.prod(target) == np.prod(shape):
         check(program)
