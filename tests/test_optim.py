@@ -8,6 +8,7 @@ are compared after every step (float64: to rounding; float32: to a few ulps).
 import copy
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -66,6 +67,20 @@ def test_duplicate_parameters_warn():
     p = param()
     with pytest.warns(UserWarning, match="duplicate parameters"):
         optim.SGD([p, p], lr=0.1)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_a_parameter_over_a_read_only_array_is_refused(name):
+    """PyTorch would write into the read-only memory at every step; nbgrad says so at once
+    instead of failing inside NumPy at the first step."""
+    array = np.ones(3, dtype=np.float32)
+    array.flags.writeable = False
+    with warnings.catch_warnings():  # from_numpy's warning about it: test_parity.py
+        warnings.simplefilter("ignore")
+        weight = ng.from_numpy(array).requires_grad_()
+    with pytest.raises(ValueError, match="can't optimize a Tensor whose memory is a NumPy array "
+                                         "that is not writable"):
+        getattr(optim, name)([weight], lr=0.1)
 
 
 def test_param_groups_defaults_and_repr_match_torch(torch):

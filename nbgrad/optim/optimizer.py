@@ -21,6 +21,8 @@ from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 
+import numpy as np
+
 from ..autograd.grad_mode import enable_grad
 from ..nn.module import clear_grad, typename
 from ..tensor import Tensor
@@ -109,6 +111,12 @@ class Optimizer:
                                 + typename(param))
             if not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
+            if isinstance(param._data, np.ndarray) and not param._data.flags.writeable:
+                raise ValueError(
+                    "can't optimize a Tensor whose memory is a NumPy array that is not writable "
+                    "(from_numpy or as_tensor of a read-only array): every step changes it in "
+                    "place.\nnbgrad hint: copy the array, or clone() the tensor, first."
+                )
 
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
