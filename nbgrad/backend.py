@@ -77,6 +77,12 @@ def array_module(array):
     return cupy.get_array_module(array)
 
 
+def is_read_only(array):
+    """Whether the array's memory may not be written: a NumPy array marked not writable
+    (``from_numpy`` of a read-only array). CuPy arrays have no such flag."""
+    return type(array) is np.ndarray and not array.flags.writeable
+
+
 def device_of(array):
     if type(array) is np.ndarray:
         return CPU

@@ -154,7 +154,7 @@ _warned_not_writable = False  # once per program, as PyTorch warns
 
 def _warn_if_not_writable(array):
     global _warned_not_writable
-    if not array.flags.writeable and not _warned_not_writable:
+    if backend.is_read_only(array) and not _warned_not_writable:
         _warned_not_writable = True
         warnings.warn(NOT_WRITABLE_WARNING, UserWarning, stacklevel=3)
 

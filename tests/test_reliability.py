@@ -13,13 +13,13 @@
 """
 
 import gc
-import warnings
 import os
 import subprocess
 import sys
 import textwrap
 import traceback
 import tracemalloc
+import warnings
 import weakref
 from contextlib import contextmanager
 from pathlib import Path

@@ -113,7 +113,7 @@ def _write(t, values):
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
         )
-    if type(target) is np.ndarray and not target.flags.writeable:
+    if backend.is_read_only(target):
         raise RuntimeError(
             "this tensor's memory is a NumPy array that is not writable (from_numpy or "
             "as_tensor of a read-only array), so it cannot be changed in place.\n"

@@ -21,8 +21,7 @@ from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 
-import numpy as np
-
+from .. import backend
 from ..autograd.grad_mode import enable_grad
 from ..nn.module import clear_grad, typename
 from ..tensor import Tensor
@@ -111,7 +110,7 @@ class Optimizer:
                                 + typename(param))
             if not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
-            if isinstance(param._data, np.ndarray) and not param._data.flags.writeable:
+            if backend.is_read_only(param._data):
                 raise ValueError(
                     "can't optimize a Tensor whose memory is a NumPy array that is not writable "
                     "(from_numpy or as_tensor of a read-only array): every step changes it in "
