@@ -1,0 +1,195 @@
+"""The build track's package, buildgrad: each chapter's stage passes that chapter's checks
+and every earlier chapter's; the solutions are the reference modules; at stage 08 it runs
+the seed's closing example and trains chapter 08's network as nbgrad does."""
+
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from buildgrad import track, workspace
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _python(program, cwd=ROOT):
+    """Run ``program`` in a fresh interpreter: importing a stage grows the classes of the
+    earlier ones, so each stage needs a process of its own."""
+    result = subprocess.run([sys.executable, "-c", program], cwd=cwd, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_there_is_a_chapter_module_per_chapter():
+    assert [p.stem[:2] for p in SOLUTIONS] == [f"{n:02d}" for n in range(len(track.CHAPTERS))]
+    for name in track.CHAPTERS:
+        assert (ROOT / "buildgrad" / f"{name}.py").is_file()
+
+
+@pytest.mark.parametrize("stage", range(len(track.CHAPTERS)), ids=lambda n: f"stage{n:02d}")
+def test_each_stage_passes_its_own_checks_and_every_earlier_chapters(stage):
+    out = _python(
+        "import importlib\n"
+        "from buildgrad import checks\n"
+        f"ns = vars(importlib.import_module('buildgrad.{track.CHAPTERS[stage]}'))\n"
+        f"for chapter in range({stage} + 1):\n"
+        "    checks.run(chapter, ns)\n"
+        "    print('passed', chapter)\n")
+    assert out.split() == " ".join(f"passed {n}" for n in range(stage + 1)).split()
+
+
+def test_a_stage_lacks_the_next_chapters_pieces():
+    # stage 02 has no hooks yet: chapter 03's checks fail on it, naming the missing piece
+    out = _python(
+        "import importlib\n"
+        "from buildgrad import checks\n"
+        "ns = vars(importlib.import_module('buildgrad.c02_leaves'))\n"
+        "try:\n"
+        "    checks.run(3, ns)\n"
+        "except Exception as error:\n"
+        "    print('failed:', type(error).__name__)\n")
+    assert out.startswith("failed:"), out
+
+
+def _notebook(path, cells):
+    path.write_text(json.dumps({"cells": [
+        {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+        for source in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+
+
+def test_your_finished_notebook_is_used_and_an_unfinished_one_is_not(tmp_path):
+    mine = tmp_path / "00_dynamic_graphs.ipynb"
+    reference = (ROOT / "buildgrad" / "c00_graph.py").read_text()
+    _notebook(mine, ["#| export\nMINE = True\n" + reference, "print('a check cell')"])
+    program = ("from buildgrad.track import use_my_work\n"
+               "use_my_work(1)\n"
+               "import buildgrad.c01_engine as bg\n"
+               "print(getattr(bg, 'MINE', False), bg.Tensor.__module__)\n")
+    out = _python(program, cwd=tmp_path)
+    assert out.splitlines() == ["chapter 00: yours (00_dynamic_graphs.ipynb)", "True buildgrad.c00_graph"]
+    _notebook(mine, ["#| export\n" + reference + "\ndef todo():\n    raise NotImplementedError()\n"])
+    out = _python(program, cwd=tmp_path)
+    assert out.splitlines() == ["chapter 00: the reference", "False buildgrad.c00_graph"]
+
+
+def test_the_workspace_copies_the_exercises_and_never_overwrites_your_work(tmp_path):
+    folder = tmp_path / "mywork"
+    added = workspace.make_workspace(folder)
+    assert sorted(p.name for p in added) == sorted(p.name for p in (ROOT / "exercises").glob("[0-9][0-9]_*.ipynb"))
+    yours = folder / added[0].name
+    yours.write_text("my work")
+    assert workspace.make_workspace(folder) == []
+    assert yours.read_text() == "my work"
+
+
+def test_the_workspace_command_makes_the_folder(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "buildgrad.workspace", str(tmp_path / "w")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "9 exercise(s) added" in result.stdout
+
+
+def test_saved_work_in_mywork_is_ignored_by_git_and_by_the_test_suite():
+    mywork = ROOT / "mywork"
+    created = not mywork.exists()
+    mywork.mkdir(exist_ok=True)
+    broken = mywork / "99_broken_test_probe.ipynb"
+    try:
+        shutil.copyfile(ROOT / "exercises" / SOLUTIONS[0].name, broken)
+        ignored = subprocess.run(["git", "check-ignore", "-q", str(broken)], cwd=ROOT)
+        assert ignored.returncode == 0, "mywork/ must be git-ignored"
+        collected = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+             "-p", "no:cacheprovider", "solutions", "tests/test_exercises.py"],
+            cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert collected.returncode == 0, collected.stdout + collected.stderr
+        assert "mywork" not in collected.stdout
+    finally:
+        broken.unlink(missing_ok=True)
+        if created:
+            shutil.rmtree(mywork)
+
+
+SEED = """
+import {module} as T
+SGD = {sgd}
+x1 = T.tensor([[1., 2.], [2., 3.], [1., 1.]], requires_grad=True)
+w1 = T.tensor([[1., 2., 3.], [3., 2., 1.]], requires_grad=True)
+y1 = w1.mm(x1)
+y1.retain_grad()
+w2 = T.tensor([[1., 3.], [2., 1.]])
+y2 = w2.mm(y1)
+y = y2.view(-1).max()
+optimizer = SGD([x1, w1], lr=0.001)
+optimizer.zero_grad()
+y.backward(retain_graph=True)
+y3 = y ** 2
+y3.backward()
+optimizer.step()
+print(0, y)
+print('w1:', w1, '\\n', 'w1.grad:', w1.grad)
+print('w2:', w2, '\\n', 'w2.grad:', w2.grad)
+print('x1:', x1, '\\n', 'x1.grad:', x1.grad)
+print('y1.grad:', y1.grad)
+"""
+
+
+def test_stage_08_runs_the_seed_example_with_the_hand_derived_numbers():
+    out = _python(SEED.format(module="buildgrad.c08_training", sgd="T.SGD") + (
+        "import numpy as np\n"
+        "print(*np.concatenate([w1.numpy().ravel(), w1.grad.numpy().ravel(), x1.numpy().ravel(),"
+        " x1.grad.numpy().ravel(), y1.grad.numpy().ravel()]))\n")).splitlines()
+    assert out[0] == "0 tensor(50., grad_fn=<MaxBackward1>)"
+    assert " w2.grad: None" in out
+    # chapter 08, section 1: y = max(W2 W1 X1) = 50 at (0, 1); the two backward calls add up
+    # to (1 + 2y) = 101 times the first gradient; SGD then moves by -0.001 times that
+    X1 = np.array([[1., 2.], [2., 3.], [1., 1.]])
+    W1 = np.array([[1., 2., 3.], [3., 2., 1.]])
+    W2 = np.array([[1., 3.], [2., 1.]])
+    G1 = W2.T @ np.array([[0., 1.], [0., 0.]])
+    dW1, dX1 = 101 * G1 @ X1.T, 101 * W1.T @ G1
+    expected = [W1 - 0.001 * dW1, dW1, X1 - 0.001 * dX1, dX1, 101 * G1]
+    np.testing.assert_allclose(np.array(out[-1].split(), dtype=float),
+                               np.concatenate([a.ravel() for a in expected]), rtol=1e-6)
+
+
+def test_stage_08_prints_the_seed_example_as_pytorch_does():
+    pytest.importorskip("torch", reason="the PyTorch comparison needs torch")
+    ours = _python(SEED.format(module="buildgrad.c08_training", sgd="T.SGD"))
+    theirs = _python(SEED.format(module="torch", sgd="T.optim.SGD"))
+    assert ours == theirs
+
+
+def test_stage_08_trains_the_chapter_08_network_as_nbgrad_does():
+    out = _python(
+        "import numpy as np\n"
+        "import nbgrad as ng\n"
+        "import buildgrad.c08_training as bg\n"
+        "from nbgrad.viz.widgets.training import two_moons\n"
+        "X_np, y_np = two_moons()\n"
+        "ng.manual_seed(0)\n"
+        "theirs = ng.nn.Sequential(ng.nn.Linear(2, 16), ng.nn.Tanh(), ng.nn.Linear(16, 16),\n"
+        "                          ng.nn.Tanh(), ng.nn.Linear(16, 2))\n"
+        "ours = bg.Sequential(bg.Linear(2, 16), bg.Tanh(), bg.Linear(16, 16), bg.Tanh(), bg.Linear(16, 2))\n"
+        "for p, q in zip(ours.parameters(), theirs.parameters()):\n"
+        "    p.array[...] = q.detach().numpy()\n"
+        "opt_ng = ng.optim.SGD(theirs.parameters(), lr=0.3, momentum=0.9)\n"
+        "opt_bg = bg.SGD(ours.parameters(), lr=0.3, momentum=0.9)\n"
+        "X, y, Xb, yb = ng.tensor(X_np), ng.tensor(y_np), bg.tensor(X_np), bg.tensor(y_np)\n"
+        "worst = 0.0\n"
+        "for step in range(300):\n"
+        "    opt_ng.zero_grad(); loss_ng = ng.nn.functional.cross_entropy(theirs(X), y)\n"
+        "    loss_ng.backward(); opt_ng.step()\n"
+        "    opt_bg.zero_grad(); loss_bg = bg.cross_entropy(ours(Xb), yb)\n"
+        "    loss_bg.backward(); opt_bg.step()\n"
+        "    worst = max(worst, abs(loss_bg.item() - loss_ng.item()) / loss_ng.item())\n"
+        "print(worst, loss_ng.item())\n")
+    worst, final = map(float, out.split())
+    assert worst <= 1e-6, f"losses differ by {worst:.2e} relative"
+    assert final < 0.2  # it did train
