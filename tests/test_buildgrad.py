@@ -15,6 +15,7 @@ from buildgrad import track, workspace
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
 def _python(program, cwd=ROOT):
@@ -26,7 +27,7 @@ def _python(program, cwd=ROOT):
     return result.stdout
 
 
-def test_there_is_a_chapter_module_per_chapter():
+def test_there_is_a_chapter_module_and_a_solution_per_chapter():
     assert [p.stem[:2] for p in SOLUTIONS] == [f"{n:02d}" for n in range(len(track.CHAPTERS))]
     for name in track.CHAPTERS:
         assert (ROOT / "buildgrad" / f"{name}.py").is_file()
@@ -55,6 +56,18 @@ def test_a_stage_lacks_the_next_chapters_pieces():
         "except Exception as error:\n"
         "    print('failed:', type(error).__name__)\n")
     assert out.startswith("failed:"), out
+
+
+def _lines(text):
+    return [line.rstrip() for line in text.splitlines()
+            if line.strip() and line.strip() not in MARKERS]
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
+def test_the_solutions_package_cells_are_the_reference_module(solution):
+    module = ROOT / "buildgrad" / f"{track.CHAPTERS[int(solution.stem[:2])]}.py"
+    assert _lines(track.module_source(solution)) == _lines(module.read_text()), (
+        f"{solution.name}'s '#| export' cells and {module.name} differ: edit both alike")
 
 
 def _notebook(path, cells):

@@ -1,8 +1,12 @@
 """Exercises: generated from the solutions, failing exactly their checks when blank, and
-graded by nbgrader's own validator (full marks solved, zero blank)."""
+graded by nbgrader, both its validator and a whole course (generate, submit, autograde,
+export) scoring full, blank and partly wrong submissions."""
 
+import csv
 import importlib.util
 import pathlib
+import shutil
+import subprocess
 
 import nbformat
 import pytest
@@ -13,6 +17,12 @@ SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 nbgrader = pytest.importorskip("nbgrader", reason="the exercise tests need nbgrader (the `course` extra)")
 from nbclient import NotebookClient  # noqa: E402
 from nbgrader.validator import Validator  # noqa: E402
+
+
+# The last check of an exercise re-runs the earlier chapters' checks, for no points. Whether
+# they pass on a blank exercise depends on what its stubs replace (a blank chapter 02 breaks
+# every tensor; a blank chapter 06 breaks nothing older).
+EARLIER = "check-earlier-chapters"
 
 
 def _tool(name):
@@ -38,12 +48,19 @@ def test_exercises_are_generated_from_the_solutions():
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
 def test_every_task_has_a_graded_check(solution):
     notebook = nbformat.read(solution, as_version=4)
-    tasks = [c for c in notebook.cells if _nbgrader(c).get("solution")]
-    checks = [c for c in notebook.cells if _nbgrader(c).get("grade")]
-    assert tasks and len(checks) >= len(tasks)
-    for cell in tasks:
-        assert "### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source
-    assert all(_nbgrader(c).get("points", 0) > 0 and _nbgrader(c)["locked"] for c in checks)
+    cells = notebook.cells
+    tasks = [i for i, c in enumerate(cells) if _nbgrader(c).get("solution")]
+    graded = [i for i, c in enumerate(cells) if _nbgrader(c).get("grade")]
+    assert tasks and graded
+    for i in tasks:
+        assert "### BEGIN SOLUTION" in cells[i].source and "### END SOLUTION" in cells[i].source
+        assert any(j > i for j in graded), f"task {_nbgrader(cells[i])['grade_id']} has no check after it"
+    assert all(_nbgrader(cells[j]).get("points", 0) > 0 and _nbgrader(cells[j])["locked"] for j in graded)
+    number = int(solution.stem[:2])
+    earlier = [c for c in cells if _nbgrader(c).get("grade_id") == EARLIER]
+    if number:
+        assert [c.source for c in earlier] == [f"checks.earlier({number}, globals())"]
+        assert not _nbgrader(earlier[0])["grade"] and _nbgrader(earlier[0])["locked"]
 
 
 def _kernel_retry(action):
@@ -73,7 +90,7 @@ def test_a_blank_exercise_fails_exactly_its_checks(solution, tmp_path):
     exercise = nbformat.read(ROOT / "exercises" / solution.name, as_version=4)
     notebook = _run(exercise, tmp_path)
     for cell in notebook.cells:
-        if cell.cell_type != "code":
+        if cell.cell_type != "code" or _nbgrader(cell).get("grade_id") == EARLIER:
             continue
         if _nbgrader(cell).get("grade"):
             assert _errored(cell), f"check {_nbgrader(cell)['grade_id']} passes without any work"
@@ -110,3 +127,67 @@ def test_nbgrader_scores_solved_full_and_blank_zero(solution, tmp_path):
     blank_notebook = nbformat.read(ROOT / "exercises" / solution.name, as_version=4)
     blank, _ = _score(blank_notebook, tmp_path / "blank.ipynb")
     assert blank == 0
+
+
+# The partly wrong submission: a chapter and one of its tasks left undone. Its checks lose
+# their points and nothing else does (no earlier chapter needs this piece).
+PARTLY_WRONG = ("06_non_differentiable", -1)
+
+
+def _nbgrader_command(course, *args):
+    result = subprocess.run(["nbgrader", *args], cwd=course, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout + result.stderr
+
+
+def test_a_course_grades_full_blank_and_partly_wrong_submissions(tmp_path):
+    """The instructor's walkthrough in a temporary course: generate the assignment from
+    solutions/, release it, take three students' submissions, autograde, export."""
+    name, wrong_task = PARTLY_WRONG
+    solution = ROOT / "solutions" / f"{name}.ipynb"
+    course = tmp_path / "course"
+    (course / "source" / "build06").mkdir(parents=True)
+    shutil.copyfile(solution, course / "source" / "build06" / solution.name)
+    (course / "nbgrader_config.py").write_text(
+        'c = get_config()\nc.CourseDirectory.course_id = "buildtrack"\n'
+        'c.ExecutePreprocessor.timeout = 300\n')
+    _nbgrader_command(course, "generate_assignment", "build06", "--force")
+    released = nbformat.read(course / "release" / "build06" / solution.name, as_version=4)
+
+    answers = [c for c in nbformat.read(solution, as_version=4).cells if _nbgrader(c).get("solution")]
+    wrong_id = _nbgrader(answers[wrong_task])["grade_id"]
+    submissions = {
+        "full": {_nbgrader(c)["grade_id"]: c.source for c in answers},
+        "blank": {},
+        "partly": {_nbgrader(c)["grade_id"]: c.source for c in answers if _nbgrader(c)["grade_id"] != wrong_id},
+    }
+    for student, sources in submissions.items():
+        notebook = nbformat.read(course / "release" / "build06" / solution.name, as_version=4)
+        for cell in notebook.cells:
+            if _nbgrader(cell).get("solution") and _nbgrader(cell)["grade_id"] in sources:
+                cell.source = sources[_nbgrader(cell)["grade_id"]]
+        target = course / "submitted" / student / "build06"
+        target.mkdir(parents=True)
+        nbformat.write(notebook, target / solution.name)
+    _nbgrader_command(course, "autograde", "build06", "--create")
+    _nbgrader_command(course, "export")
+
+    with open(course / "grades.csv") as file:
+        scores = {row["student_id"]: (float(row["raw_score"]), float(row["max_score"]))
+                  for row in csv.DictReader(file)}
+    checks = [c for c in released.cells if _nbgrader(c).get("grade")]
+    total = sum(_nbgrader(c)["points"] for c in checks)
+    # the checks of the wrong task: the graded cells between it and the next task
+    cells = released.cells
+    start = next(i for i, c in enumerate(cells) if _nbgrader(c).get("grade_id") == wrong_id)
+    lost = 0
+    for cell in cells[start + 1:]:
+        if _nbgrader(cell).get("solution"):
+            break
+        if _nbgrader(cell).get("grade"):
+            lost += _nbgrader(cell)["points"]
+    assert lost > 0
+    assert scores["full"] == (total, total)
+    assert scores["blank"] == (0, total)
+    assert scores["partly"] == (total - lost, total)
