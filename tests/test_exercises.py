@@ -134,8 +134,8 @@ def test_nbgrader_scores_solved_full_and_blank_zero(solution, tmp_path):
 PARTLY_WRONG = ("06_non_differentiable", -1)
 
 
-def _nbgrader_command(course, *args):
-    result = subprocess.run(["nbgrader", *args], cwd=course, capture_output=True, text=True,
+def _nbgrader_command(folder, *args):
+    result = subprocess.run(["nbgrader", *args], cwd=folder, capture_output=True, text=True,
                             timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout + result.stderr
@@ -143,16 +143,22 @@ def _nbgrader_command(course, *args):
 
 def test_a_course_grades_full_blank_and_partly_wrong_submissions(tmp_path):
     """The instructor's walkthrough in a temporary course: generate the assignment from
-    solutions/, release it, take three students' submissions, autograde, export."""
+    solutions/ and release it; a student fetches it, solves it and submits it, and the
+    instructor collects it (nbgrader's exchange knows students by their login, so this one
+    is whoever runs the test); two more submissions arrive in submitted/ as from a learning
+    platform, one blank and one with a task undone; autograde all, export the grades."""
     name, wrong_task = PARTLY_WRONG
     solution = ROOT / "solutions" / f"{name}.ipynb"
-    course = tmp_path / "course"
+    course, exchange = tmp_path / "course", tmp_path / "exchange"
     (course / "source" / "build06").mkdir(parents=True)
+    exchange.mkdir()
+    exchange.chmod(0o777)
     shutil.copyfile(solution, course / "source" / "build06" / solution.name)
     (course / "nbgrader_config.py").write_text(
         'c = get_config()\nc.CourseDirectory.course_id = "buildtrack"\n'
-        'c.ExecutePreprocessor.timeout = 300\n')
+        f'c.Exchange.root = {str(exchange)!r}\nc.ExecutePreprocessor.timeout = 300\n')
     _nbgrader_command(course, "generate_assignment", "build06", "--force")
+    _nbgrader_command(course, "release_assignment", "build06")
     released = nbformat.read(course / "release" / "build06" / solution.name, as_version=4)
 
     answers = [c for c in nbformat.read(solution, as_version=4).cells if _nbgrader(c).get("solution")]
@@ -162,14 +168,27 @@ def test_a_course_grades_full_blank_and_partly_wrong_submissions(tmp_path):
         "blank": {},
         "partly": {_nbgrader(c)["grade_id"]: c.source for c in answers if _nbgrader(c)["grade_id"] != wrong_id},
     }
-    for student, sources in submissions.items():
-        notebook = nbformat.read(course / "release" / "build06" / solution.name, as_version=4)
+
+    def answered(notebook, sources):
         for cell in notebook.cells:
             if _nbgrader(cell).get("solution") and _nbgrader(cell)["grade_id"] in sources:
                 cell.source = sources[_nbgrader(cell)["grade_id"]]
+        return notebook
+
+    exchange_option = f"--Exchange.root={exchange}"
+    home = tmp_path / "student"
+    home.mkdir()
+    _nbgrader_command(home, "fetch_assignment", "build06", "--course", "buildtrack", exchange_option)
+    fetched = home / "build06" / solution.name
+    nbformat.write(answered(nbformat.read(fetched, as_version=4), submissions.pop("full")), fetched)
+    _nbgrader_command(home, "submit", "build06", "--course", "buildtrack", exchange_option)
+    _nbgrader_command(course, "collect", "build06")
+    (full,) = [p.name for p in (course / "submitted").iterdir()]
+    for student, sources in submissions.items():
         target = course / "submitted" / student / "build06"
         target.mkdir(parents=True)
-        nbformat.write(notebook, target / solution.name)
+        nbformat.write(answered(nbformat.read(course / "release" / "build06" / solution.name,
+                                              as_version=4), sources), target / solution.name)
     _nbgrader_command(course, "autograde", "build06", "--create")
     _nbgrader_command(course, "export")
 
@@ -188,6 +207,6 @@ def test_a_course_grades_full_blank_and_partly_wrong_submissions(tmp_path):
         if _nbgrader(cell).get("grade"):
             lost += _nbgrader(cell)["points"]
     assert lost > 0
-    assert scores["full"] == (total, total)
+    assert scores[full] == (total, total)
     assert scores["blank"] == (0, total)
     assert scores["partly"] == (total - lost, total)
