@@ -9,6 +9,9 @@ from buildgrad import c00_graph
 from buildgrad.c01_engine import *  # noqa: F403  (chapter 02 continues chapter 01)
 
 ONLY_FLOAT = "Only Tensors of floating point and complex dtype can require gradients"
+ONLY_LEAVES = "you can only change requires_grad flags of leaf variables."
+USE_DETACH = (" If you want to use a computed variable in a subgraph that doesn't require "
+              "differentiation use var_no_grad = var.detach().")
 
 
 @extend(Tensor)
@@ -22,11 +25,7 @@ def is_leaf(self):
 def requires_grad(self, value):
     """Only a leaf's flag can change, and only a floating-point tensor may require grad."""
     if not self.is_leaf:
-        message = "you can only change requires_grad flags of leaf variables."
-        if not value:
-            message += (" If you want to use a computed variable in a subgraph that doesn't "
-                        "require differentiation use var_no_grad = var.detach().")
-        raise RuntimeError(message)
+        raise RuntimeError(ONLY_LEAVES if value else ONLY_LEAVES + USE_DETACH)
     if value and self.dtype.kind != "f":
         raise RuntimeError(ONLY_FLOAT.replace("Only", "only"))
     self._requires_grad = bool(value)
@@ -41,10 +40,7 @@ def requires_grad_(self, requires_grad=True):
     if not self.is_leaf:
         if requires_grad:
             return self  # a result already requires grad
-        raise RuntimeError(
-            "you can only change requires_grad flags of leaf variables. If you want to use a "
-            "computed variable in a subgraph that doesn't require differentiation use "
-            "var_no_grad = var.detach().")
+        raise RuntimeError(ONLY_LEAVES + USE_DETACH)
     if requires_grad and self.dtype.kind != "f":
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     self._requires_grad = bool(requires_grad)

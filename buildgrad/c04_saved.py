@@ -78,10 +78,10 @@ _backward_without_options = Tensor.backward
 def backward(self, gradient=None, retain_graph=None):
     """``gradient``: d(loss)/d(self), needed when self is not a scalar.
     ``retain_graph``: keep the saved tensors for another backward through this graph."""
-    if gradient is not None and as_tensor(gradient).shape != self.shape:
-        raise RuntimeError(
-            f"Mismatch in shape: grad_output[0] has a shape of {as_tensor(gradient).shape} "
-            f"and output[0] has a shape of {self.shape}.")
+    shape = None if gradient is None else as_tensor(gradient).shape
+    if shape is not None and shape != self.shape:
+        raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {shape} and "
+                           f"output[0] has a shape of {self.shape}.")
     previous, GraphTask.retain_graph = GraphTask.retain_graph, bool(retain_graph)
     try:
         _backward_without_options(self, gradient)

@@ -47,13 +47,32 @@ def raises(action, error, phrase, hint):
     fail(hint, f"{error.__name__} saying '{phrase}'", "no error")
 
 
-def nbgrad_says(action):
-    """The first line of the message nbgrad raises for ``action`` (nbgrad adds a hint line)."""
+def nbgrad_message(action):
+    """The message of the RuntimeError nbgrad raises for ``action``."""
     try:
         action()
     except RuntimeError as raised:
-        return str(raised).splitlines()[0]
+        return str(raised)
     raise AssertionError("nbgrad raised nothing: the check itself is wrong")
+
+
+def nbgrad_says(action):
+    """The first line of that message (nbgrad adds a hint line)."""
+    return nbgrad_message(action).splitlines()[0]
+
+
+class Namespace:
+    """The learner's namespace with attribute access, so that one program runs on it and
+    on nbgrad alike (``M.tensor(...)``)."""
+
+    def __init__(self, ns):
+        self.__dict__["_ns"] = ns
+
+    def __getattr__(self, name):
+        try:
+            return self._ns[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 def finite_difference(f, x, eps=1e-6):

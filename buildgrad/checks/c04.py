@@ -7,25 +7,17 @@ import weakref
 import numpy as np
 import nbgrad as ng
 
-from buildgrad.checks import close, expect, fail, raises, task_checks
+from buildgrad.checks import close, expect, fail, nbgrad_message, raises, task_checks
 
 SECOND = "Trying to backward through the graph a second time"
 MISMATCH = "Mismatch in shape"
-
-
-def _nbgrad_message(action):
-    try:
-        action()
-    except RuntimeError as error:
-        return str(error)
-    raise AssertionError("nbgrad did not raise")  # pragma: no cover
 
 
 def _second_backward_message():
     """nbgrad's (PyTorch's) message for a second backward, up to nbgrad's own hint."""
     y = (ng.tensor([1.0, 2.0], requires_grad=True) ** 2).sum()
     y.backward()
-    return _nbgrad_message(y.backward).split(" Specify retain_graph")[0]
+    return nbgrad_message(y.backward).split(" Specify retain_graph")[0]
 
 
 def _leaves(make, arrays):

@@ -4,7 +4,7 @@ in-place operations, each compared with nbgrad running the same program."""
 import numpy as np
 
 import nbgrad as ng
-from buildgrad.checks import close, expect, fail, raises, task_checks
+from buildgrad.checks import Namespace, close, expect, fail, raises, task_checks
 
 MODIFIED = "has been modified by an inplace operation"
 
@@ -43,7 +43,7 @@ def version_counter(ns):
 
 def saved_version_check(ns):
     """Task 2: backward refuses a saved tensor whose version changed, with PyTorch's message."""
-    mine, rng = ns_module(ns), np.random.default_rng(5)
+    mine, rng = Namespace(ns), np.random.default_rng(5)
 
     def write(M, t, times=1):
         """An in-place change: nbgrad's own; on yours by hand (values and counter), as task 4
@@ -205,7 +205,7 @@ def _programs():
 
 def in_place(ns):
     """Task 4: in-place operations: values, versions and gradients as nbgrad's."""
-    mine, rng = ns_module(ns), np.random.default_rng(7)
+    mine, rng = Namespace(ns), np.random.default_rng(7)
     for program in _programs():
         for trial in range(3):
             values = rng.normal(size=6).astype(np.float32)
@@ -255,16 +255,6 @@ def in_place(ns):
            "leaf [0.5, 1.5] at version 1", f"is_leaf={w.is_leaf}, {w.array} at version {w._version}")
     raises(loss.backward, RuntimeError, "is at version 1; expected version 0 instead.",
            "The write must bump the counter that the saved w shares.")
-
-
-class ns_module:
-    """The learner's namespace, with attribute access, so programs run on it and on nbgrad."""
-
-    def __init__(self, ns):
-        self.__dict__["_ns"] = ns
-
-    def __getattr__(self, name):
-        return self._ns[name]
 
 
 CHECKS = task_checks(globals(), [version_counter, saved_version_check, check_in_place, in_place])

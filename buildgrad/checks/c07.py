@@ -7,7 +7,7 @@ import numpy as np
 
 import nbgrad as ng
 
-from buildgrad.checks import close, expect, nbgrad_says, raises, task_checks
+from buildgrad.checks import Namespace, close, expect, nbgrad_says, raises, task_checks
 
 
 def _array(t):
@@ -19,13 +19,6 @@ def _alias_cases(data):
     return [("a leaf x (requires grad)", lambda M: M.tensor(data, requires_grad=True)),
             ("a result y = x.exp()", lambda M: M.tensor(data, requires_grad=True).exp()),
             ("a plain leaf", lambda M: M.tensor(data))]
-
-
-class _Stage:
-    """The learner's package, shaped like a module for the ``make(M)`` lambdas."""
-
-    def __init__(self, ns):
-        self.tensor = ns["tensor"]
 
 
 def _shares(alias, t, what, hint):
@@ -40,7 +33,7 @@ def _shares(alias, t, what, hint):
 
 def detach(ns):
     """``detach()``: same memory, same version counter, no history; it stops the gradient."""
-    mine = _Stage(ns)
+    mine = Namespace(ns)
     rng = np.random.default_rng(7)
     hint = "Give the new tensor self's _version_counter object, so in-place changes stay visible."
     for _ in range(2):
@@ -79,7 +72,7 @@ def detach(ns):
 
 def data(ns):
     """``.data``: same memory, a counter of its own: the change goes unnoticed."""
-    mine = _Stage(ns)
+    mine = Namespace(ns)
     rng = np.random.default_rng(17)
     hint = ".data is Tensor(self.array): a NEW version counter (that is how it differs from detach())."
     for _ in range(2):
@@ -129,7 +122,7 @@ def data(ns):
 
 def detach_in_place(ns):
     """``detach_()``: the tensor itself becomes a leaf that requires no grad; views refuse."""
-    mine = _Stage(ns)
+    mine = Namespace(ns)
     rng = np.random.default_rng(27)
     values = rng.normal(size=(2, 3))
     for kind in ("result", "leaf"):
