@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from . import backend, dtypes
+from .ops.methods import tensor_method
 from .tensor import ONLY_FLOAT_GRAD, Tensor
 
 _SCALARS = (bool, int, float, np.generic)
@@ -259,3 +260,40 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False):
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _like("full_like", input, dtype, device, requires_grad,
                  lambda size, **kw: full(size, fill_value, **kw))
+
+
+# -- the same, as methods of an existing tensor: its dtype and device by default -----------
+def _new_defaults(tensor, dtype, device):
+    return dict(dtype=tensor.dtype if dtype is None else dtype,
+                device=tensor.device if device is None else device)
+
+
+@tensor_method()
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    """Zeros of ``size``, with this tensor's dtype and device unless given."""
+    return zeros(*size, **_new_defaults(self, dtype, device), requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    """Ones of ``size``, with this tensor's dtype and device unless given."""
+    return ones(*size, **_new_defaults(self, dtype, device), requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given."""
+    return empty(*size, **_new_defaults(self, dtype, device), requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """``fill_value`` everywhere, with this tensor's dtype and device unless given."""
+    return full(size, fill_value, **_new_defaults(self, dtype, device),
+                requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A new leaf holding a copy of ``data``, with this tensor's dtype and device unless given."""
+    return tensor(data, **_new_defaults(self, dtype, device), requires_grad=requires_grad)

@@ -116,3 +116,31 @@ def result_type(*operands):
         if candidates:
             return np.result_type(*candidates)
     return {2: get_default_dtype().numpy, 1: np.dtype(np.int64), 0: np.dtype(np.bool_)}[top]
+
+
+# -- how PyTorch names things in its messages ---------------------------------------------
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
+
+
+def scalar_type_name(np_dtype):
+    """``Float``, ``Long``, ...: PyTorch's ScalarType name of a NumPy dtype."""
+    return from_numpy_dtype(np_dtype)._tensor_type.removesuffix("Tensor")
+
+
+def c_type_name(np_dtype):
+    """``float``, ``double``, ``long int``, ...: the C type name some messages use."""
+    return _C_NAMES[np.dtype(np_dtype).name]
+
+
+def dim_index(dim, ndim):
+    """A dimension index checked and made non-negative, with PyTorch's error message."""
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not isinstance(dim, (builtins.int, np.integer)) or isinstance(dim, builtins.bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if not low <= dim <= high:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+        )
+    return dim % ndim if ndim else 0

@@ -14,14 +14,14 @@ A tensor holds
   garbage collector;
 * ``_base``: for a view, the tensor whose storage it looks into.
 
-Rarely used fields (the leaf's accumulator, the view function) are left unset until
-needed: creating tensors is most of the per-operation overhead. The four that are read
-on every view or every backward (``_base``, ``_grad`` and the two hook tables) start as
-``None``, because reading an unset field raises and catches an ``AttributeError``, which
-costs far more than storing it.
+Every field is set when the tensor is made (``_make``), most of them to ``None`` or
+``False``: reading an unset slot raises and catches an ``AttributeError``, which costs far
+more than storing it, and a field that is always there is one less case to think about.
 
 The mathematical methods (``x.exp()``, ``x + y``, ...) are the functions of
-:mod:`nbgrad.ops`, bound to the class in :mod:`nbgrad.ops.methods`.
+:mod:`nbgrad.ops`: each operation declares its method and operator names, and is bound to
+the class where it is defined (``nbgrad/ops/declare.py``). ``tensor.pyi`` lists them all,
+with their signatures, for IDEs; a test keeps it in step.
 """
 
 import warnings
@@ -29,9 +29,9 @@ import weakref
 
 import numpy as np
 
-from . import autograd, backend, dtypes, printing  # autograd.backward: looked up at call time
-from .autograd.grad_mode import is_grad_enabled
-from .autograd.node import add_hook
+from . import backend, dtypes, printing
+from .core.grad_mode import is_grad_enabled
+from .core.node import add_hook
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -61,10 +61,11 @@ class Tensor:
             data = np.asarray(data)  # NumPy turns 0-d results into scalars; keep arrays
         t = _new(cls)
         t._data = data
-        t._requires_grad = False
-        t._grad_fn = None
+        t._requires_grad = t._retains_grad = t._made_without_grad = False
+        t._grad_fn = t._base = t._grad = t._hooks = t._post_accumulate_hooks = None
+        t._accumulator = t._view_fn = t._views = None
+        t._output_nr = 0
         t._vc = vc
-        t._base = t._grad = t._hooks = t._post_accumulate_hooks = None
         return t
 
     def _counter(self):
@@ -90,48 +91,59 @@ class Tensor:
     # -- what it is -------------------------------------------------------------------
     @property
     def shape(self):
+        """The size of each dimension, as ``nbgrad.Size``."""
         return Size(self._data.shape)
 
     def size(self, dim=None):
+        """The shape, or the size of dimension ``dim``."""
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_dim(dim, self._data.ndim)]
+        return self._data.shape[dtypes.dim_index(dim, self._data.ndim)]
 
     def dim(self):
+        """The number of dimensions (0 for a scalar tensor)."""
         return self._data.ndim
 
     ndim = property(dim)
 
     def numel(self):
+        """The number of elements."""
         return int(self._data.size)
 
     nelement = numel
 
     @property
     def dtype(self):
+        """The element type, such as ``nbgrad.float32``."""
         return dtypes.from_numpy_dtype(self._data.dtype)
 
     @property
     def device(self):
+        """Where the values live: ``device(type='cpu')`` or a CUDA device."""
         return backend.device_of(self._data)
 
     @property
     def is_cuda(self):
+        """Whether the values live on a GPU."""
         return type(self._data) is not _ndarray
 
     def is_floating_point(self):
+        """Whether the dtype is a floating-point type (only those can require grad)."""
         return self._data.dtype.kind == "f"
 
     def element_size(self):
+        """The size of one element in bytes."""
         return self._data.dtype.itemsize
 
     def type(self, dtype=None):
+        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``."""
         if dtype is None:
             prefix = "nbgrad.cuda." if self.is_cuda else "nbgrad."
             return prefix + self.dtype._tensor_type
         return self.to(dtype)
 
     def is_contiguous(self):
+        """Whether the elements are laid out in memory row by row, without gaps."""
         return bool(self._data.flags.c_contiguous)
 
     def _is_view(self):
@@ -145,6 +157,7 @@ class Tensor:
     # -- autograd state ---------------------------------------------------------------
     @property
     def requires_grad(self):
+        """Whether gradients are wanted for this tensor (chapter 02)."""
         return self._requires_grad
 
     @requires_grad.setter
@@ -159,6 +172,7 @@ class Tensor:
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` of a leaf, in place, and return the tensor (chapter 02)."""
         if self._grad_fn is not None:
             if requires_grad:
                 return self
@@ -178,19 +192,24 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        """The node that produced this tensor, or ``None`` for a leaf (chapter 00)."""
         return self._grad_fn
 
     @property
     def is_leaf(self):
+        """Whether this tensor was not computed by a recorded operation (chapter 02)."""
         return self._grad_fn is None
 
     @property
     def retains_grad(self):
-        return self._grad_fn is not None and getattr(self, "_retains_grad", False)
+        """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03)."""
+        return self._grad_fn is not None and self._retains_grad
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not getattr(self, "_retains_grad", False):
+        """The gradient accumulated by backward; ``None`` before it, and for non-leaves that do
+        not retain it (chapter 03)."""
+        if self._grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -216,7 +235,7 @@ class Tensor:
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c_name(value)}' to a tensor "
+                    f"attempting to assign a gradient with dtype '{dtypes.c_type_name(value._data.dtype)}' to a tensor "
                     f"with grad_dtype '{self.dtype._tensor_type[:-6]}'. The gradient must match "
                     "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
@@ -235,7 +254,7 @@ class Tensor:
         """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or getattr(self, "_retains_grad", False):
+        if self._grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
         hooks = self._grad_fn._node_hooks()
@@ -264,10 +283,6 @@ class Tensor:
             self._post_accumulate_hooks = {}
         return add_hook(self._post_accumulate_hooks, hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor with respect to the graph's leaves."""
-        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     # -- leaving the graph ------------------------------------------------------------
     @property
     def data(self):
@@ -285,6 +300,8 @@ class Tensor:
         return Tensor._make(self._data, self._counter())
 
     def detach_(self):
+        """Take this tensor out of the graph, in place: it becomes a leaf that needs no
+        gradient."""
         if self._is_view():
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
@@ -299,6 +316,7 @@ class Tensor:
 
     # -- conversions ------------------------------------------------------------------
     def item(self):
+        """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -306,6 +324,7 @@ class Tensor:
         return self._data.item()
 
     def tolist(self):
+        """The values as (nested) Python lists of numbers."""
         return self._data.tolist()
 
     def numpy(self, *, force=False):
@@ -327,36 +346,46 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """The values as a NumPy array (NumPy's protocol: ``np.asarray(t)``)."""
         array = self.numpy()
         if dtype is not None and array.dtype != dtype:
             return array.astype(dtype)
         return array.copy() if copy else array
 
     def cpu(self):
+        """This tensor on the CPU (itself when it is there already)."""
         return self.to("cpu")
 
     def cuda(self, device=None):
+        """This tensor on a GPU (CuPy)."""
         return self.to("cuda" if device is None else backend.device("cuda", _cuda_index(device)))
 
     def float(self):
+        """``to(nbgrad.float32)``."""
         return self.to(dtypes.float32)
 
     def double(self):
+        """``to(nbgrad.float64)``."""
         return self.to(dtypes.float64)
 
     def half(self):
+        """``to(nbgrad.float16)``."""
         return self.to(dtypes.float16)
 
     def long(self):
+        """``to(nbgrad.int64)``."""
         return self.to(dtypes.int64)
 
     def int(self):
+        """``to(nbgrad.int32)``."""
         return self.to(dtypes.int32)
 
     def bool(self):
+        """``to(nbgrad.bool)``."""
         return self.to(dtypes.bool)
 
     def type_as(self, other):
+        """``to(other.dtype)``."""
         return self.to(other.dtype)
 
     # -- Python protocols -------------------------------------------------------------
@@ -369,11 +398,13 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __len__(self):
+        """The size of the first dimension."""
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
     def __iter__(self):
+        """The slices along the first dimension (``unbind(0)``), as views."""
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
@@ -384,12 +415,15 @@ class Tensor:
         return kind(self._data.item())
 
     def __float__(self):
+        """The value of a one-element tensor as a float."""
         return self._scalar(float)
 
     def __int__(self):
+        """The value of a one-element tensor as an int."""
         return self._scalar(int)
 
     def __bool__(self):
+        """The truth of a one-element tensor."""
         if self._data.size == 0:
             raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if self._data.size > 1:
@@ -397,6 +431,7 @@ class Tensor:
         return bool(self._data.item())
 
     def __index__(self):
+        """A one-element integer tensor used as an index."""
         if self._data.size != 1 or self._data.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.item())
@@ -404,6 +439,7 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __deepcopy__(self, memo):
+        """A copy of a leaf with its own storage, ``requires_grad`` and ``.grad``."""
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
@@ -475,6 +511,7 @@ class Size(tuple):
         return f"nbgrad.Size({list(self)})"
 
     def numel(self):
+        """The number of elements of a tensor of this shape."""
         n = 1
         for s in self:
             n *= s
@@ -485,25 +522,6 @@ def _rebuild(cls, data, requires_grad, device):
     t = cls._make(backend.to_device(data, device))
     t._requires_grad = requires_grad
     return t
-
-
-def _dim(dim, ndim):
-    """A dimension index checked and made non-negative, with PyTorch's error message."""
-    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-    if not low <= dim <= high:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
-        )
-    return dim % ndim if ndim else 0
-
-
-def _c_name(tensor):
-    """The C type name PyTorch uses in some messages: 'float', 'double', 'long int'..."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}[tensor.dtype.name]
 
 
 def _cuda_index(device):

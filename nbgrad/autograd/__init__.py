@@ -1,13 +1,14 @@
-"""Reverse-mode automatic differentiation: the graph, the engine and their API.
+"""Reverse-mode automatic differentiation: PyTorch's ``torch.autograd`` API.
 
-Read in this order: ``node.py`` (what a graph is made of), ``graph.py`` (how an
-operation joins it), ``engine.py`` (how backward walks it), ``functional.py`` (the entry
-points), then ``function.py`` for custom operations.
+The graph itself and the engine are the core below ``Tensor`` (``nbgrad/core/``: read
+``node.py`` and ``engine.py`` first). Here: ``graph.py`` (how an operation joins the
+graph), ``functional.py`` (the entry points ``backward`` and ``grad``), ``function.py``
+(custom operations), ``gradcheck.py`` and ``variable.py``.
 """
 
 from .function import Function, FunctionCtx
 from .functional import backward, grad
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 from .variable import Variable
 

@@ -22,9 +22,9 @@ receives *is* the node that becomes the outputs' ``grad_fn``.
 
 from ..backend import array_module
 from ..tensor import Tensor
-from .grad_mode import is_grad_enabled, no_grad
+from ..core.grad_mode import is_grad_enabled, no_grad
 from .graph import attach, next_edges
-from .node import Node, SavedOutput, SavedTensor
+from ..core.node import Node, SavedOutput, SavedTensor
 
 
 class FunctionCtx:

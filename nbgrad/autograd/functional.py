@@ -1,9 +1,10 @@
 """The entry points into the engine: ``backward`` and ``grad``, with their checks."""
 
 from .. import backend
+from ..core.engine import run_backward
+from ..ops.methods import tensor_method
 from ..tensor import Tensor
 from . import graph
-from .engine import run_backward
 
 
 def _tensor_list(value, what):
@@ -93,6 +94,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         else:
             current = tensor._grad
             tensor._grad = grad.detach().clone() if current is None else current + grad.detach()
+
+
+@tensor_method("backward")
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01)."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def _input_edge(tensor):

@@ -4,25 +4,24 @@ Every operation does the same three things when it records itself:
 
 1. decide whether to record at all: grad mode is on and some input requires grad;
 2. build its node with one edge per input (``next_edges``);
-3. make the node the output's ``grad_fn`` (``attach``).
+3. make the node the output's ``grad_fn`` (``attach``, the one place that does).
 """
 
 import weakref
 
-from .grad_mode import _state
+from ..core.grad_mode import is_grad_enabled
+from ..core.node import AccumulateGrad, SavedOutput, SavedTensor, attach
 from ..tensor import Tensor
-from .node import AccumulateGrad, SavedOutput, SavedTensor
 
 NO_EDGE = (None, 0)
 
 
-def should_record(*tensors):
-    """True when grad mode is on and at least one of ``tensors`` requires grad."""
-    if not _state.enabled:
-        return False
-    for t in tensors:
-        if t._requires_grad:
-            return True
+def should_record(*operands):
+    """Whether an operation on ``operands`` joins the graph: grad mode is on, and one of
+    them is a tensor that requires grad (numbers and ``None`` never do)."""
+    for value in operands:
+        if getattr(value, "_requires_grad", False):
+            return is_grad_enabled()
     return False
 
 
@@ -31,7 +30,7 @@ def grad_accumulator(leaf):
 
     The leaf holds it weakly (the node holds the leaf), so no reference cycle forms.
     """
-    ref = getattr(leaf, "_accumulator", None)
+    ref = leaf._accumulator
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(leaf)
@@ -68,29 +67,26 @@ def edge_of(tensor):
     return fn, output_nr
 
 
-def attach(output, node, output_nr=0):
-    """Make ``node`` the ``grad_fn`` of ``output``: the output is now a non-leaf."""
-    output._grad_fn = node
-    output._output_nr = output_nr
-    output._requires_grad = True
-    return output
-
-
 OUTPUT = object()  # stands for the output in ``record(..., saved=...)``
 
 
 def record(node_cls, output, inputs, saved=(), **attributes):
     """Create the node for ``output = op(*inputs)`` and attach it.
 
-    ``inputs`` are the operands: a number among them has no edge. ``saved`` are the
-    values backward needs (tensors are version-checked); ``OUTPUT`` among them saves the
-    output itself. ``attributes`` are plain values the formula needs, such as shapes or
-    dims (they are not freed after backward).
+    ``output`` is the result, or a tuple of results for an operation with several
+    (``unbind``): result ``i`` is output ``i`` of the node. ``inputs`` are the operands: a
+    number among them has no edge. ``saved`` are the values backward needs (tensors are
+    version-checked); ``OUTPUT`` among them saves the (single) output itself.
+    ``attributes`` are plain values the formula needs, such as shapes or dims (they are
+    not freed after backward).
     """
     node = node_cls(*next_edges(inputs))
-    output._grad_fn = node
-    output._output_nr = 0
-    output._requires_grad = True
+    if type(output) is tuple:
+        node.num_outputs = len(output)
+        for output_nr, out in enumerate(output):
+            attach(out, node, output_nr)
+    else:
+        attach(output, node)
     if attributes:
         for name, value in attributes.items():
             setattr(node, name, value)

@@ -15,8 +15,8 @@ Reading order: ``module.py`` (how a module registers its parts), ``linear.py``,
 ``functional.py`` (the losses as compositions of differentiable operations).
 """
 
-from . import functional, init
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from . import activation, functional, init
+from .activation import *  # noqa: F403  (the layers of declared operations among them)
 from .container import ModuleList, Sequential
 from .flatten import Flatten
 from .linear import Identity, Linear
@@ -25,5 +25,5 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["functional", "init", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
-           "Identity", "Flatten", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
-           "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+           "Identity", "Flatten", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
+           "BCEWithLogitsLoss"]

@@ -1,9 +1,35 @@
-"""Activation layers: each wraps the function of the same name in ``functional``."""
+"""Activation layers: each wraps the function of the same name in ``functional``.
 
+An elementwise operation that needs nothing but its input declares its layer where it is
+defined (``@op(..., layer="Tanh")``); those layers are made here, one class each.
+"""
+
+from ..ops.declare import OPS
 from . import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax"]
+
+def _layer(declared):
+    """The layer ``nn.<declared.layer>``: ``forward`` applies the operation."""
+    function = declared.function
+
+    def forward(self, input):
+        return function(input)
+
+    forward.__doc__ = function.__doc__
+    summary = (function.__doc__ or "").strip().splitlines()[0]
+    return type(declared.layer, (Module,), {
+        "__doc__": f"The layer of ``{declared.name}``: {summary}",
+        "__module__": __name__,
+        "__qualname__": declared.layer,
+        "forward": forward,
+    })
+
+
+_LAYERS = {o.layer: _layer(o) for o in OPS if o.layer}
+globals().update(_LAYERS)
+
+__all__ = ["ReLU", "Softmax", "LogSoftmax", *_LAYERS]
 
 
 class ReLU(Module):
@@ -18,18 +44,6 @@ class ReLU(Module):
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
-
-
-class Sigmoid(Module):
-    """``1 / (1 + exp(-x))``."""
-
-    def forward(self, input):
-        return F.sigmoid(input)
-
-
-class Tanh(Module):
-    def forward(self, input):
-        return F.tanh(input)
 
 
 class Softmax(Module):

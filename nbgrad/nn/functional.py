@@ -22,37 +22,29 @@ import warnings
 
 import numpy as np
 
-from .. import creation
-from ..autograd.grad_mode import is_grad_enabled
+from .. import creation, dtypes
 from ..autograd.graph import record, should_record
-from ..autograd.node import Node
+from ..core.node import Node
 from ..backend import array_module
 from ..ops import activations, reductions, shape
-from ..ops.arithmetic import to_input
+from ..ops.declare import OPS
+from ..ops.elementwise import to_input
 from ..ops.linalg import _same_dtype, is_transposed, mat2_grad
 from ..ops.operands import same_device
 from ..tensor import Tensor
 
-__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
-           "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits"]
+# The operations that are functions here as they are (``@op(..., functional=True)``).
+_OPS = {o.name: o.function for o in OPS if o.functional}
+globals().update(_OPS)
 
-
-def _type_name(t):
-    """``Float``, ``Long``, ...: how PyTorch names a dtype inside messages."""
-    return t.dtype._tensor_type[:-len("Tensor")]
+__all__ = ["linear", "relu", "softmax", "log_softmax", "mse_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy_with_logits", *_OPS]
 
 
 # -- activations --------------------------------------------------------------------------
 def relu(input, inplace=False):
+    """``max(x, 0)`` of each element; ``inplace=True`` overwrites the input (``relu_``)."""
     return input.relu_() if inplace else activations.relu(input)
-
-
-def sigmoid(input):
-    return activations.sigmoid(input)
-
-
-def tanh(input):
-    return activations.tanh(input)
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
@@ -90,11 +82,14 @@ class AddmmBackward0(Node):
     def apply(self, grad):
         mat1, mat2 = self.saved_values
         bias_fn, mat1_fn, mat2_fn = self._next_nodes
-        if is_grad_enabled():  # create_graph=True: the formulas as recorded operations
-            return (to_input(grad, self.bias_meta) if bias_fn is not None else None,
-                    grad.mm(mat2.t()) if mat1_fn is not None else None,
-                    mat2_grad(mat1, grad, self.mat2_transposed) if mat2_fn is not None else None)
-        # The ordinary backward records nothing: the same formulas on the arrays.
+        return (to_input(grad, self.bias_meta) if bias_fn is not None else None,
+                grad.mm(mat2.t()) if mat1_fn is not None else None,
+                mat2_grad(mat1, grad, self.mat2_transposed) if mat2_fn is not None else None)
+
+    def fast_apply(self, grad):
+        # The same formulas on the arrays: every linear layer runs this once per step.
+        mat1, mat2 = self.saved_values
+        bias_fn, mat1_fn, mat2_fn = self._next_nodes
         g = grad._data
         grad_bias = None
         if bias_fn is not None:
@@ -124,8 +119,8 @@ def addmm(bias, mat1, mat2):
     _same_dtype(mat1, mat2)
     if c.dtype != a.dtype:
         raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {_type_name(bias)} and "
-            f"{_type_name(mat2)}"
+            f"self and mat2 must have the same dtype, but got {dtypes.scalar_type_name(bias._data.dtype)} and "
+            f"{dtypes.scalar_type_name(mat2._data.dtype)}"
         )
     out_shape = (a.shape[0], b.shape[1])
     if c.shape != out_shape[1:] and (
@@ -203,7 +198,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         )
     reduction = _reduction(size_average, reduce, reduction)
     if not (input.is_floating_point() or target.is_floating_point()):
-        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_type_name(input)}'")
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{dtypes.scalar_type_name(input._data.dtype)}'")
     squared = (input - target).square()
     if weight is None:
         return _reduce(squared, reduction)
@@ -243,7 +238,7 @@ def _check_nll(input, target, weight):
                            f"{list(target_shape)}")
     if target._data.dtype not in _TARGET_DTYPES:
         raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {_type_name(target)}"
+            f"expected target dtype to be Long or Byte, but got {dtypes.scalar_type_name(target._data.dtype)}"
         )
     if weight is not None:
         n_classes = shape[1] if ndim >= 2 else shape[0]
@@ -256,7 +251,7 @@ def _check_nll(input, target, weight):
             )
         if weight._data.dtype != input._data.dtype:
             raise RuntimeError(
-                f"expected scalar type {_type_name(input)} but found {_type_name(weight)}"
+                f"expected scalar type {dtypes.scalar_type_name(input._data.dtype)} but found {dtypes.scalar_type_name(weight._data.dtype)}"
             )
 
 
@@ -314,14 +309,17 @@ class NllLossBackward0(Node):
     __slots__ = ("shape", "key", "target_shape", "scale", "divisor", "ignored")
 
     def apply(self, grad):
+        scale, divisor = self.scale, self.divisor
+        values = -(grad / divisor) if divisor is not None else -grad
+        if scale is not None:
+            values = values * Tensor._make(scale)
+        values = values.expand(self.target_shape)
+        return (shape.embed(values, self.shape, self.key),)
+
+    def fast_apply(self, grad):
+        # The same formula on the arrays: the loss runs once per step.
         scale, divisor, ignored = self.scale, self.divisor, self.ignored
         target_shape = self.target_shape
-        if is_grad_enabled():  # create_graph=True: recorded, so it can be differentiated
-            values = -(grad / divisor) if divisor is not None else -grad
-            if scale is not None:
-                values = values * Tensor._make(scale)
-            values = values.expand(target_shape)
-            return (shape.embed(values, self.shape, self.key),)
         g = grad._data
         xp = array_module(g)
         values = -(g / divisor) if divisor is not None else -g  # 0/0: the engine is quiet
@@ -381,7 +379,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if not target.is_floating_point():
             raise RuntimeError(
                 "Expected floating point type for target with class probabilities, got "
-                f"{_type_name(target)}"
+                f"{dtypes.scalar_type_name(target._data.dtype)}"
             )
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
@@ -472,8 +470,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         )
     if not target.is_floating_point():
         raise RuntimeError(
-            f"result type {_type_name(input)} can't be cast to the desired output type "
-            f"{_type_name(target)}"
+            f"result type {dtypes.scalar_type_name(input._data.dtype)} can't be cast to the desired output type "
+            f"{dtypes.scalar_type_name(target._data.dtype)}"
         )
     neg_log_sigmoid = _softplus(-input)  # -log(sigmoid(x))
     if pos_weight is not None:

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from .. import random as _random
-from ..autograd.grad_mode import no_grad
+from ..core.grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",

@@ -21,8 +21,8 @@ import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ..autograd.grad_mode import no_grad
-from ..autograd.node import add_hook
+from ..core.grad_mode import no_grad
+from ..core.node import add_hook
 from ..ops.conversion import _parse as _parse_to
 from ..tensor import Parameter, Tensor
 from .registry import Registry

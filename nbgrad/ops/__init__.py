@@ -1,6 +1,11 @@
-"""Every operation, grouped by kind, each with its derivative next to it.
+"""Every operation, each one block: its backward node(s), then its function, declared with
+``@op`` (``declare.py``), which makes it a ``Tensor`` method, an operator and an export.
 
-``arithmetic``, ``activations``, ``reductions``, ``linalg``, ``shape`` (views and
-indexing), ``nondifferentiable``, ``conversion``; ``inplace`` holds the machinery that
-in-place operations share, and ``methods`` binds everything to ``Tensor``.
+``arithmetic`` (+ - * / and powers), ``pointwise`` (exp, log, sin, ...), ``selection``
+(clamp, maximum, where, ...), ``activations``, ``reductions``, ``linalg``, ``shape`` (views
+and indexing), ``conversion``, ``nondifferentiable`` and ``assignment`` (the operations that
+exist only in place). Their shared parts: ``operands`` (checking and promoting what a user
+passes), ``elementwise`` (the unary and binary skeletons), ``views`` (the view mechanism),
+``inplace`` (in-place changes and the graph rewriting they need) and ``methods`` (binding
+to ``Tensor``).
 """

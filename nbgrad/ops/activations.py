@@ -8,11 +8,13 @@ import warnings
 
 import numpy as np
 
-from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.graph import OUTPUT, record, should_record
-from ..autograd.node import Node
+from .. import dtypes
+from ..autograd.graph import record, should_record
 from ..backend import array_module
-from ..tensor import Tensor, _dim
+from ..core.node import Node
+from ..tensor import Tensor
+from .declare import op
+from .elementwise import OUTPUT, unary
 from .operands import floating, tensor_operand, zeros_like
 
 
@@ -24,6 +26,16 @@ class ReluBackward0(Node):
     def apply(self, grad):
         (result,) = self.saved_values
         return (threshold_backward(grad, result),)
+
+
+@op(ReluBackward0, inplace=True)
+def relu(input):
+    """``max(x, 0)`` of each element; its gradient at 0 is 0 (chapter 06)."""
+    return unary("relu", ReluBackward0, input, _relu, saves=OUTPUT, integers=True)
+
+
+def _relu(data):
+    return np.maximum(data, 0)
 
 
 class ThresholdBackwardBackward0(Node):
@@ -56,6 +68,19 @@ class SigmoidBackward0(Node):
         return (grad * result * (1 - result),)
 
 
+def _sigmoid(data):
+    xp = array_module(data)
+    # exp of a negative number only: no overflow warning for large |x|
+    e = xp.exp(-xp.abs(data))
+    return xp.where(data >= 0, 1 / (1 + e), e / (1 + e)).astype(data.dtype, copy=False)
+
+
+@op(SigmoidBackward0, inplace=True, functional=True, layer="Sigmoid")
+def sigmoid(input):
+    """``1 / (1 + exp(-x))`` of each element."""
+    return unary("sigmoid", SigmoidBackward0, input, _sigmoid, saves=OUTPUT)
+
+
 class TanhBackward0(Node):
     __slots__ = ()
 
@@ -64,58 +89,10 @@ class TanhBackward0(Node):
         return (grad * (1 - result * result),)
 
 
-def relu(input):
-    x = tensor_operand(input, "relu")
-    out = Tensor._make(np.maximum(x._data, 0))
-    if should_record(x):
-        record(ReluBackward0, out, (x,), saved=(OUTPUT,))
-    return out
-
-
-def _sigmoid(data):
-    xp = array_module(data)
-    # exp of a negative number only: no overflow warning for large |x|
-    e = xp.exp(-xp.abs(data))
-    return xp.where(data >= 0, 1 / (1 + e), e / (1 + e)).astype(data.dtype, copy=False)
-
-
-def sigmoid(input):
-    x = tensor_operand(input, "sigmoid")
-    out = Tensor._make(_sigmoid(floating(x._data)))
-    if should_record(x):
-        record(SigmoidBackward0, out, (x,), saved=(OUTPUT,))
-    return out
-
-
+@op(TanhBackward0, inplace=True, functional=True, layer="Tanh")
 def tanh(input):
-    x = tensor_operand(input, "tanh")
-    out = Tensor._make(np.tanh(floating(x._data)))
-    if should_record(x):
-        record(TanhBackward0, out, (x,), saved=(OUTPUT,))
-    return out
-
-
-class SoftmaxBackward0(Node):
-    __slots__ = ("dim",)
-
-    def apply(self, grad):
-        (result,) = self.saved_values
-        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
-
-
-class LogSoftmaxBackward0(Node):
-    __slots__ = ("dim",)
-
-    def apply(self, grad):
-        (result,) = self.saved_values
-        if is_grad_enabled():  # create_graph=True: the formula as recorded operations
-            return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
-        # The ordinary backward records nothing: the same formula on the arrays (the last
-        # operation of a classifier runs once per step, and on small batches the tensor
-        # operations' bookkeeping would cost more than the arithmetic).
-        g, y = grad._data, result._data
-        axis = self.dim if y.ndim else None
-        return (Tensor._make(g - array_module(y).exp(y) * g.sum(axis, keepdims=True)),)
+    """The hyperbolic tangent of each element."""
+    return unary("tanh", TanhBackward0, input, np.tanh, saves=OUTPUT)
 
 
 def _softmax_dim(name, ndim, dim):
@@ -127,7 +104,7 @@ def _softmax_dim(name, ndim, dim):
             stacklevel=3,
         )
         return 0 if ndim in (0, 1, 3) else 1
-    return _dim(dim, ndim)
+    return dtypes.dim_index(dim, ndim)
 
 
 def _prepare(name, input, dim, dtype):
@@ -138,7 +115,17 @@ def _prepare(name, input, dim, dtype):
     return x, dim, floating(x._data)
 
 
+class SoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
+
+
+@op(SoftmaxBackward0)
 def softmax(input, dim=None, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution."""
     x, dim, data = _prepare("softmax", input, dim, dtype)
     axis = dim if data.ndim else None
     shifted = np.exp(data - data.max(axis=axis, keepdims=True))
@@ -148,7 +135,26 @@ def softmax(input, dim=None, dtype=None):
     return out
 
 
+class LogSoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+
+    def fast_apply(self, grad):
+        # The same formula on the arrays, for a backward that builds no graph: the last
+        # operation of a classifier runs once per step, and on small batches the tensor
+        # operations' bookkeeping would cost more than the arithmetic.
+        (result,) = self.saved_values
+        g, y = grad._data, result._data
+        axis = self.dim if y.ndim else None
+        return (Tensor._make(g - array_module(y).exp(y) * g.sum(axis, keepdims=True)),)
+
+
+@op(LogSoftmaxBackward0)
 def log_softmax(input, dim=None, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed without forming the softmax."""
     x, dim, data = _prepare("log_softmax", input, dim, dtype)
     axis = dim if data.ndim else None
     shifted = data - data.max(axis=axis, keepdims=True)

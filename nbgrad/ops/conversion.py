@@ -2,8 +2,9 @@
 
 from .. import backend, dtypes
 from ..autograd.graph import record, should_record
-from ..autograd.node import Node
+from ..core.node import Node
 from ..tensor import Tensor
+from .declare import op
 
 
 class ToCopyBackward0(Node):
@@ -38,7 +39,10 @@ def _parse(args, kwargs):
     return device, dtype, copy
 
 
+@op(ToCopyBackward0, export=False)
 def to(input, *args, **kwargs):
+    """This tensor with another dtype and/or on another device: ``to(dtype)``, ``to(device)``,
+    ``to(device, dtype)``, ``to(other)``; the tensor itself when nothing changes."""
     device, dtype, copy = _parse(args, dict(kwargs))
     x = input
     data = x._data

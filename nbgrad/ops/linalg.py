@@ -8,11 +8,12 @@ import math
 
 import numpy as np
 
-from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.graph import record
-from ..autograd.node import Node
+from .. import dtypes
+from ..autograd.graph import record, should_record
+from ..core.node import Node
 from ..tensor import Tensor
 from . import shape
+from .declare import op
 from .operands import same_device, tensor_operand
 
 
@@ -28,23 +29,13 @@ def _same_dtype(a, b, names=("m1", "m2")):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             f"expected {names[0]} and {names[1]} to have the same dtype, but got: "
-            f"{_type_name(a)} != {_type_name(b)}"
+            f"{dtypes.c_type_name(a._data.dtype)} != {dtypes.c_type_name(b._data.dtype)}"
         )
-
-
-def _type_name(t):
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(
-        t.dtype.name, t.dtype.name
-    )
 
 
 def _saving(a, b):
     """Save each operand only if the other one needs a gradient (PyTorch does the same)."""
     return (a if b._requires_grad else None, b if a._requires_grad else None)
-
-
-def _recording(a, b):
-    return (a._requires_grad or b._requires_grad) and is_grad_enabled()
 
 
 def is_transposed(matrix):
@@ -76,7 +67,9 @@ class MmBackward0(Node):
                 mat2_grad(a, grad, self.mat2_transposed) if b_fn is not None else None)
 
 
+@op(MmBackward0)
 def mm(input, mat2):
+    """The matrix product of two 2-D tensors."""
     a, b = _pair("mm", input, mat2)
     if a._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -89,7 +82,7 @@ def mm(input, mat2):
         )
     _same_dtype(a, b)
     out = Tensor._make(a._data @ b._data)
-    if _recording(a, b):
+    if should_record(a, b):
         record(MmBackward0, out, (a, b), saved=_saving(a, b),
                mat2_transposed=is_transposed(b._data))
     return out
@@ -105,7 +98,9 @@ class MvBackward0(Node):
                 a.t().mv(grad) if v_fn is not None else None)
 
 
+@op(MvBackward0)
 def mv(input, vec):
+    """The product of a matrix and a vector."""
     a, v = _pair("mv", input, vec)
     if a._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError(
@@ -119,7 +114,7 @@ def mv(input, vec):
         )
     _same_dtype(a, v)
     out = Tensor._make(a._data @ v._data)
-    if _recording(a, v):
+    if should_record(a, v):
         record(MvBackward0, out, (a, v), saved=_saving(a, v))
     return out
 
@@ -133,7 +128,9 @@ class DotBackward0(Node):
         return (grad * b if a_fn is not None else None, grad * a if b_fn is not None else None)
 
 
+@op(DotBackward0)
 def dot(input, other):
+    """The dot product of two 1-D tensors."""
     a, b = _pair("dot", input, other)
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(
@@ -147,7 +144,7 @@ def dot(input, other):
         )
     _same_dtype(a, b, ("self", "other"))
     out = Tensor._make(a._data @ b._data)
-    if _recording(a, b):
+    if should_record(a, b):
         record(DotBackward0, out, (a, b), saved=_saving(a, b))
     return out
 
@@ -162,6 +159,7 @@ class BmmBackward0(Node):
                 a.transpose(1, 2).bmm(grad) if b_fn is not None else None)
 
 
+@op(BmmBackward0)
 def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with the same batch size."""
     a, b = _pair("bmm", input, mat2)
@@ -176,11 +174,12 @@ def bmm(input, mat2):
         )
     _same_dtype(a, b)
     out = Tensor._make(a._data @ b._data)
-    if _recording(a, b):
+    if should_record(a, b):
         record(BmmBackward0, out, (a, b), saved=_saving(a, b))
     return out
 
 
+@op(operator="matmul", operands=(Tensor, np.ndarray))
 def matmul(input, other):
     """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
     (so that the graph shows the same nodes)."""

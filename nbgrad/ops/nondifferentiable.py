@@ -10,9 +10,11 @@
 import numpy as np
 
 from ..autograd.graph import record, should_record
-from ..autograd.node import Node
+from ..core.node import Node
+from .. import dtypes
 from ..backend import array_module
-from ..tensor import Tensor, _dim
+from ..tensor import Tensor
+from .declare import op
 from .operands import broadcast_error, operand, promoted, shape_of, tensor_operand, zeros_like
 
 
@@ -32,13 +34,12 @@ def _compare(op, compute):
     return comparison
 
 
-eq = _compare("eq", np.equal)
-ne = _compare("ne", np.not_equal)
-lt = _compare("lt", np.less)
-le = _compare("le", np.less_equal)
-gt = _compare("gt", np.greater)
-ge = _compare("ge", np.greater_equal)
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+eq = op(operator="eq", reflected=None)(_compare("eq", np.equal))
+ne = op(operator="ne", reflected=None, aliases=("not_equal",))(_compare("ne", np.not_equal))
+lt = op(operator="lt", reflected=None, aliases=("less",))(_compare("lt", np.less))
+le = op(operator="le", reflected=None, aliases=("less_equal",))(_compare("le", np.less_equal))
+gt = op(operator="gt", reflected=None, aliases=("greater",))(_compare("gt", np.greater))
+ge = op(operator="ge", reflected=None, aliases=("greater_equal",))(_compare("ge", np.greater_equal))
 
 
 def _logical(op, compute):
@@ -55,62 +56,85 @@ def _logical(op, compute):
             raise broadcast_error(shape_of(x), shape_of(y)) from None
 
     logical.__name__ = op
+    logical.__doc__ = f"Elementwise ``{op}`` of integer or bool tensors."
     return logical
 
 
-bitwise_and = _logical("bitwise_and", np.bitwise_and)
-bitwise_or = _logical("bitwise_or", np.bitwise_or)
-bitwise_xor = _logical("bitwise_xor", np.bitwise_xor)
+bitwise_and = op(export=False, method=False, operator="and", reflected="same")(
+    _logical("bitwise_and", np.bitwise_and))
+bitwise_or = op(export=False, method=False, operator="or", reflected="same")(
+    _logical("bitwise_or", np.bitwise_or))
+bitwise_xor = op(export=False, method=False, operator="xor", reflected="same")(
+    _logical("bitwise_xor", np.bitwise_xor))
 
 
+@op(export=False, method=False, operator="invert")
 def bitwise_not(input):
+    """``~input``: the bitwise (for bool, logical) negation of each element."""
     x = tensor_operand(input, "bitwise_not")
     if x._data.dtype.kind == "f":
         raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return Tensor._make(np.invert(x._data))
 
 
+@op()
 def logical_not(input):
+    """``not`` of each element, as a bool tensor."""
     return Tensor._make(np.logical_not(tensor_operand(input, "logical_not")._data))
 
 
+@op()
 def isnan(input):
+    """Where the elements are NaN, as a bool tensor."""
     return Tensor._make(np.isnan(tensor_operand(input, "isnan")._data))
 
 
+@op()
 def isfinite(input):
+    """Where the elements are neither infinite nor NaN, as a bool tensor."""
     return Tensor._make(np.isfinite(tensor_operand(input, "isfinite")._data))
 
 
+@op()
 def isinf(input):
+    """Where the elements are +inf or -inf, as a bool tensor."""
     return Tensor._make(np.isinf(tensor_operand(input, "isinf")._data))
 
 
+@op()
 def any(input, dim=None, keepdim=False):
+    """Whether any element (along ``dim``) is nonzero, as a bool tensor."""
     x = tensor_operand(input, "any")
-    return Tensor._make(x._data.any(axis=None if dim is None else _dim(dim, x._data.ndim),
+    return Tensor._make(x._data.any(axis=None if dim is None else dtypes.dim_index(dim, x._data.ndim),
                                     keepdims=keepdim))
 
 
+@op()
 def all(input, dim=None, keepdim=False):
+    """Whether every element (along ``dim``) is nonzero, as a bool tensor."""
     x = tensor_operand(input, "all")
-    return Tensor._make(x._data.all(axis=None if dim is None else _dim(dim, x._data.ndim),
+    return Tensor._make(x._data.all(axis=None if dim is None else dtypes.dim_index(dim, x._data.ndim),
                                     keepdims=keepdim))
 
 
+@op()
 def equal(input, other):
     """True when both tensors have the same shape and the same values."""
     a, b = tensor_operand(input, "equal"), tensor_operand(other, "equal", 2, "other")
     return a._data.shape == b._data.shape and bool((a._data == b._data).all())
 
 
+@op()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether ``|input - other| <= atol + rtol * |other|`` holds everywhere (a Python bool)."""
     a, b = tensor_operand(input, "allclose"), tensor_operand(other, "allclose", 2, "other")
     return bool(array_module(a._data).allclose(a._data, b._data, rtol=rtol, atol=atol,
                                                equal_nan=equal_nan))
 
 
+@op()
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Where ``|input - other| <= atol + rtol * |other|`` holds, as a bool tensor."""
     a, b = tensor_operand(input, "isclose"), tensor_operand(other, "isclose", 2, "other")
     return Tensor._make(array_module(a._data).isclose(a._data, b._data, rtol=rtol, atol=atol,
                                                       equal_nan=equal_nan))
@@ -131,17 +155,20 @@ def _arg(op, input, dim, keepdim):
         if keepdim:
             index = index.reshape((1,) * data.ndim)
     else:
-        axis = _dim(dim, data.ndim)
+        axis = dtypes.dim_index(dim, data.ndim)
         index = find(data, axis=axis, keepdims=keepdim) if data.ndim else xp.asarray(0)
     return Tensor._make(xp.asarray(index).astype(np.int64))
 
 
+@op()
 def argmax(input, dim=None, keepdim=False):
     """The index of the largest value: an int64 tensor with no ``grad_fn``."""
     return _arg("argmax", input, dim, keepdim)
 
 
+@op()
 def argmin(input, dim=None, keepdim=False):
+    """The index of the smallest value: an int64 tensor with no ``grad_fn``."""
     return _arg("argmin", input, dim, keepdim)
 
 
@@ -156,8 +183,23 @@ class ZeroGradient(Node):
         return (zeros_like(grad),)
 
 
+def _step(op, node_cls, compute, input):
+    x = tensor_operand(input, op)
+    data = x._data
+    out = Tensor._make(compute(data) if data.dtype.kind == "f" or op == "sign" else data.copy())
+    if should_record(x):
+        record(node_cls, out, (x,))
+    return out
+
+
 class SignBackward0(ZeroGradient):
     __slots__ = ()
+
+
+@op(SignBackward0)
+def sign(input):
+    """-1, 0 or 1 for each element; its gradient is zero."""
+    return _step("sign", SignBackward0, np.sign, input)
 
 
 class RoundBackward0(ZeroGradient):
@@ -168,44 +210,39 @@ class RoundBackward1(ZeroGradient):
     __slots__ = ()
 
 
+@op(RoundBackward0, RoundBackward1)
+def round(input, *, decimals=0):
+    """Each element rounded half to even (to ``decimals`` places); its gradient is zero."""
+    if decimals:
+        return _step("round", RoundBackward1, lambda d: d.round(decimals), input)
+    return _step("round", RoundBackward0, lambda d: d.round(), input)
+
+
 class FloorBackward0(ZeroGradient):
     __slots__ = ()
+
+
+@op(FloorBackward0)
+def floor(input):
+    """Each element rounded down; its gradient is zero."""
+    return _step("floor", FloorBackward0, np.floor, input)
 
 
 class CeilBackward0(ZeroGradient):
     __slots__ = ()
 
 
+@op(CeilBackward0)
+def ceil(input):
+    """Each element rounded up; its gradient is zero."""
+    return _step("ceil", CeilBackward0, np.ceil, input)
+
+
 class TruncBackward0(ZeroGradient):
     __slots__ = ()
 
 
-def _step(op, node_cls, compute, input):
-    x = tensor_operand(input, op)
-    data = x._data
-    out = Tensor._make(compute(data) if data.dtype.kind == "f" or op == "sign" else data.copy())
-    if should_record(x):
-        record(node_cls, out, (x,))
-    return out
-
-
-def sign(input):
-    return _step("sign", SignBackward0, np.sign, input)
-
-
-def round(input, *, decimals=0):
-    if decimals:
-        return _step("round", RoundBackward1, lambda d: d.round(decimals), input)
-    return _step("round", RoundBackward0, lambda d: d.round(), input)
-
-
-def floor(input):
-    return _step("floor", FloorBackward0, np.floor, input)
-
-
-def ceil(input):
-    return _step("ceil", CeilBackward0, np.ceil, input)
-
-
+@op(TruncBackward0)
 def trunc(input):
+    """Each element rounded towards zero; its gradient is zero."""
     return _step("trunc", TruncBackward0, np.trunc, input)

@@ -13,10 +13,11 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.graph import OUTPUT, record, should_record
-from ..autograd.node import Node
+from ..core.node import Node
 from ..backend import array_module
-from ..tensor import Tensor, _dim
-from .arithmetic import maximum, minimum
+from ..tensor import Tensor
+from .selection import maximum, minimum
+from .declare import op
 from .operands import tensor_operand
 
 
@@ -25,11 +26,11 @@ def normalize_dims(dim, ndim):
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
-        axes = tuple(sorted({_dim(d, ndim) for d in dim}))
+        axes = tuple(sorted({dtypes.dim_index(d, ndim) for d in dim}))
         if len(axes) != len(dim):
             raise RuntimeError("dim appears multiple times in the list of dims")
         return axes or tuple(range(ndim))
-    return (_dim(dim, ndim),)
+    return (dtypes.dim_index(dim, ndim),)
 
 
 def _kept_shape(shape, axes):
@@ -68,7 +69,9 @@ def _sum_dtype(data, dtype):
     return np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
 
 
+@op(SumBackward0, SumBackward1)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum of all elements, or along ``dim`` (integers sum to int64)."""
     x = tensor_operand(input, "sum")
     data = x._data
     axes = normalize_dims(dim, data.ndim)
@@ -80,6 +83,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         else:
             record(SumBackward1, out, (x,), shape=data.shape, axes=axes, keepdim=keepdim)
     return out
+
+
+def _require_float(op, x, dtype=None):
+    if dtype is None and x._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"{op}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {dtypes.scalar_type_name(x._data.dtype)}"
+        )
 
 
 class MeanBackward0(Node):
@@ -96,19 +107,9 @@ class MeanBackward1(Node):
         return (_expand_back(grad, self.shape, self.axes, self.keepdim) / self.count,)
 
 
-def _require_float(op, x, dtype=None):
-    if dtype is None and x._data.dtype.kind != "f":
-        raise RuntimeError(
-            f"{op}(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {_scalar_type_name(x)}"
-        )
-
-
-def _scalar_type_name(x):
-    return x.dtype._tensor_type.removesuffix("Tensor")
-
-
+@op(MeanBackward0, MeanBackward1)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of all elements, or along ``dim``."""
     x = tensor_operand(input, "mean")
     _require_float("mean", x, dtype)
     data = x._data if dtype is None else x._data.astype(dtypes.to_numpy_dtype(dtype))
@@ -124,6 +125,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return out
 
 
+@op(export=False)
 def sum_to_size(input, *size):
     """Sum ``input`` down to ``size`` (the reverse of broadcasting ``size`` up to it)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
@@ -152,30 +154,6 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
-class VarBackward0(Node):
-    __slots__ = ("shape", "axes", "keepdim", "correction")
-
-    def apply(self, grad):
-        (x,) = self.saved_values
-        n = math.prod(self.shape[a] for a in self.axes)
-        centered = x - x.mean(self.axes, keepdim=True)
-        scale = 2.0 / (n - self.correction) if n - self.correction > 0 else math.inf
-        return (_expand_back(grad, self.shape, self.axes, self.keepdim) * centered * scale,)
-
-
-class StdBackward0(Node):
-    __slots__ = ("shape", "axes", "keepdim", "correction")
-
-    def apply(self, grad):
-        x, result = self.saved_values
-        n = math.prod(self.shape[a] for a in self.axes)
-        centered = x - x.mean(self.axes, keepdim=True)
-        std = result if self.keepdim else result.reshape(_kept_shape(self.shape, self.axes))
-        grad = _expand_back(grad, self.shape, self.axes, self.keepdim)
-        denominator = n - self.correction if n > self.correction else 0
-        return (grad * centered / (std * denominator),)
-
-
 def _spread(op, node_cls, finish, input, dim, unbiased, keepdim, correction):
     x = tensor_operand(input, op)
     _require_float(op, x)
@@ -196,11 +174,39 @@ def _spread(op, node_cls, finish, input, dim, unbiased, keepdim, correction):
     return out
 
 
+class VarBackward0(Node):
+    __slots__ = ("shape", "axes", "keepdim", "correction")
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        n = math.prod(self.shape[a] for a in self.axes)
+        centered = x - x.mean(self.axes, keepdim=True)
+        scale = 2.0 / (n - self.correction) if n - self.correction > 0 else math.inf
+        return (_expand_back(grad, self.shape, self.axes, self.keepdim) * centered * scale,)
+
+
+@op(VarBackward0)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The variance along ``dim`` (or of all elements), with Bessel's correction by default."""
     return _spread("var", VarBackward0, lambda v: v, input, dim, unbiased, keepdim, correction)
 
 
+class StdBackward0(Node):
+    __slots__ = ("shape", "axes", "keepdim", "correction")
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        n = math.prod(self.shape[a] for a in self.axes)
+        centered = x - x.mean(self.axes, keepdim=True)
+        std = result if self.keepdim else result.reshape(_kept_shape(self.shape, self.axes))
+        grad = _expand_back(grad, self.shape, self.axes, self.keepdim)
+        denominator = n - self.correction if n > self.correction else 0
+        return (grad * centered / (std * denominator),)
+
+
+@op(StdBackward0)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The standard deviation: the square root of ``var``."""
     return _spread("std", StdBackward0, np.sqrt, input, dim, unbiased, keepdim, correction)
 
 
@@ -219,61 +225,6 @@ class return_types:
 
     max = _return_type("max")
     min = _return_type("min")
-
-
-class MaxBackward1(Node):
-    """Whole-tensor max: the gradient is shared evenly among elements equal to the max."""
-
-    __slots__ = ()
-
-    def apply(self, grad):
-        x, result = self.saved_values
-        ties = x == result
-        return (ties * (grad / ties.sum()),)
-
-
-class MinBackward1(MaxBackward1):
-    __slots__ = ()
-
-
-class MaxBackward0(Node):
-    """max(dim): the gradient goes to the element whose index was returned."""
-
-    __slots__ = ("shape", "dim", "keepdim")
-
-    def apply(self, grad):
-        (indices,) = self.saved_values
-        if not self.keepdim:
-            grad = grad.unsqueeze(self.dim)
-            indices = indices.unsqueeze(self.dim)
-        xp = array_module(indices._data)
-        along = [1] * len(self.shape)
-        along[self.dim] = self.shape[self.dim]
-        positions = Tensor._make(xp.arange(self.shape[self.dim]).reshape(along))
-        return (grad * (positions == indices),)
-
-
-class MinBackward0(MaxBackward0):
-    __slots__ = ()
-
-
-class AmaxBackward0(Node):
-    """amax/amin: the gradient is shared evenly among ties along the reduced dims."""
-
-    __slots__ = ("axes", "keepdim")
-
-    def apply(self, grad):
-        x, result = self.saved_values
-        shape = x._data.shape
-        if not self.keepdim:
-            result = result.reshape(_kept_shape(shape, self.axes))
-            grad = grad.reshape(_kept_shape(shape, self.axes))
-        ties = x == result
-        return (ties * (grad / ties.sum(self.axes, keepdim=True)),)
-
-
-class AminBackward0(AmaxBackward0):
-    __slots__ = ()
 
 
 def _check_nonempty(op, data, axes):
@@ -295,7 +246,7 @@ def _extreme(op, input, dim, keepdim, other, is_max):
         if should_record(x):
             record(MaxBackward1 if is_max else MinBackward1, out, (x,), saved=(x, OUTPUT))
         return out
-    axis = _dim(dim, data.ndim)
+    axis = dtypes.dim_index(dim, data.ndim)
     _check_nonempty(op, data, (axis,))
     xp = array_module(data)
     index_data = (xp.argmax if is_max else xp.argmin)(data if data.ndim else data.reshape(1),
@@ -312,11 +263,51 @@ def _extreme(op, input, dim, keepdim, other, is_max):
     return (return_types.max if is_max else return_types.min)(values, indices)
 
 
+class MaxBackward1(Node):
+    """Whole-tensor max: the gradient is shared evenly among elements equal to the max."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        ties = x == result
+        return (ties * (grad / ties.sum()),)
+
+
+class MaxBackward0(Node):
+    """max(dim): the gradient goes to the element whose index was returned."""
+
+    __slots__ = ("shape", "dim", "keepdim")
+
+    def apply(self, grad):
+        (indices,) = self.saved_values
+        if not self.keepdim:
+            grad = grad.unsqueeze(self.dim)
+            indices = indices.unsqueeze(self.dim)
+        xp = array_module(indices._data)
+        along = [1] * len(self.shape)
+        along[self.dim] = self.shape[self.dim]
+        positions = Tensor._make(xp.arange(self.shape[self.dim]).reshape(along))
+        return (grad * (positions == indices),)
+
+
+@op(MaxBackward1, MaxBackward0)
 def max(input, dim=None, keepdim=False, *, other=None):
+    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``."""
     return _extreme("max", input, dim, keepdim, other, True)
 
 
+class MinBackward1(MaxBackward1):
+    __slots__ = ()
+
+
+class MinBackward0(MaxBackward0):
+    __slots__ = ()
+
+
+@op(MinBackward1, MinBackward0)
 def min(input, dim=None, keepdim=False, *, other=None):
+    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``."""
     return _extreme("min", input, dim, keepdim, other, False)
 
 
@@ -332,11 +323,34 @@ def _a_extreme(op, node_cls, input, dim, keepdim, is_max):
     return out
 
 
+class AmaxBackward0(Node):
+    """amax/amin: the gradient is shared evenly among ties along the reduced dims."""
+
+    __slots__ = ("axes", "keepdim")
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        shape = x._data.shape
+        if not self.keepdim:
+            result = result.reshape(_kept_shape(shape, self.axes))
+            grad = grad.reshape(_kept_shape(shape, self.axes))
+        ties = x == result
+        return (ties * (grad / ties.sum(self.axes, keepdim=True)),)
+
+
+@op(AmaxBackward0)
 def amax(input, dim=(), keepdim=False):
+    """The largest values along ``dim`` (ties share the gradient evenly)."""
     return _a_extreme("amax", AmaxBackward0, input, dim, keepdim, True)
 
 
+class AminBackward0(AmaxBackward0):
+    __slots__ = ()
+
+
+@op(AminBackward0)
 def amin(input, dim=(), keepdim=False):
+    """The smallest values along ``dim`` (ties share the gradient evenly)."""
     return _a_extreme("amin", AminBackward0, input, dim, keepdim, False)
 
 
@@ -364,7 +378,9 @@ class LinalgVectorNormBackward0(Node):
         return (grad * local,)
 
 
+@op(LinalgVectorNormBackward0)
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """The ``p``-norm of all elements, or along ``dim``."""
     x = tensor_operand(input, "norm")
     _require_float("linalg.vector_norm", x)
     if p == "fro" or p is None:
@@ -404,7 +420,9 @@ class LogsumexpBackward0(Node):
         return (grad * (x - result).exp(),)
 
 
+@op(LogsumexpBackward0)
 def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(x)))`` along ``dim``, without overflow."""
     x = tensor_operand(input, "logsumexp")
     data = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().numpy)
     axes = normalize_dims(dim, data.ndim)

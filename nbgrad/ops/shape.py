@@ -4,62 +4,23 @@ A *view* shares its input's storage: ``view``, ``reshape`` (when it can), ``sque
 ``unsqueeze``, ``t``, ``transpose``, ``permute``, ``expand`` and basic indexing (integers,
 slices, ``None``, ``...``). A view also shares the version counter, records its ``_base``
 (the tensor that owns the storage) and a function that replays it from the base: an
-in-place change through a view must reach the base's gradient (see ``inplace.py``).
+in-place change through a view must reach the base's gradient (``views.py``, ``inplace.py``).
 
 Advanced indexing (integer arrays, boolean masks) copies, as in NumPy and PyTorch; its
 backward adds the gradient back at the indexed positions, duplicates accumulating.
 """
 
-import weakref
-
 import numpy as np
 
 from .. import backend, dtypes
-from ..autograd.grad_mode import _state
-from ..autograd.graph import attach, next_edges, record, should_record
-from ..autograd.node import Node
+from ..autograd.graph import record, should_record
 from ..backend import array_module
-from ..tensor import Tensor, _dim
+from ..core.node import Node
+from ..tensor import Tensor
+from .declare import op
+from .methods import tensor_method, tensor_property
 from .operands import same_device, tensor_operand
-
-
-# -- the view mechanism -----------------------------------------------------------------
-def make_view(x, data, replay, node_cls=None, **attributes):
-    """A tensor over ``data`` (a view of ``x``'s array) that autograd knows is a view.
-
-    ``replay(t)`` redoes this view on ``t``; a view keeps the replays from its base to
-    itself (``_view_fn``, a tuple: views of views a thousand deep must not recurse), so
-    it can be rebuilt from the base. ``replay=None`` marks an output of a multi-output
-    view operation (``unbind``), which may not be changed in place.
-    """
-    out = Tensor._make(data, x._counter())
-    base = x._base
-    if base is None:
-        out._base, out._view_fn = x, (replay,)
-    else:
-        out._base, out._view_fn = base, x._view_fn + (replay,)
-    if _state.enabled:
-        # The base remembers its live views, so that an in-place change can rebuild their
-        # grad_fn. Views made under no_grad (backward formulas, optimizer steps) are not
-        # tracked, as PyTorch does not regenerate them either. Each is a weak reference that
-        # takes itself out of the set when its view dies (a WeakSet, without the Python
-        # code around it: a layer makes a view of its weight on every call).
-        views = getattr(out._base, "_views", None)
-        if views is None:
-            views = out._base._views = set()
-        views.add(weakref.ref(out, views.discard))
-    else:
-        out._made_without_grad = True
-    if node_cls is not None and should_record(x):
-        record(node_cls, out, (x,), **attributes)
-    return out
-
-
-def replay_view(view, t):
-    """Redo ``view``'s chain of view operations on ``t`` (a tensor shaped like its base)."""
-    for replay in view._view_fn:
-        t = replay(t)
-    return t
+from .views import make_view
 
 
 def _shape_arg(shape):
@@ -96,11 +57,9 @@ class ViewBackward0(Node):
         return (grad.reshape(self.shape),)
 
 
-class UnsafeViewBackward0(ViewBackward0):
-    __slots__ = ()
-
-
+@op(ViewBackward0, export=False)
 def view(input, *shape):
+    """The same storage seen with another shape (one dimension may be -1)."""
     x = tensor_operand(input, "view")
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         raise NotImplementedError("view(dtype) is not supported by nbgrad")
@@ -116,7 +75,13 @@ def view(input, *shape):
     return make_view(x, data, lambda t: t.view(shape), ViewBackward0, shape=x._data.shape)
 
 
+class UnsafeViewBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+@op(UnsafeViewBackward0)
 def reshape(input, *shape):
+    """Another shape: a view when the strides allow, else a copy."""
     x = tensor_operand(input, "reshape")
     shape = _infer_shape(_shape_arg(shape), x._data.size)
     data = x._data.view()
@@ -127,20 +92,26 @@ def reshape(input, *shape):
     return make_view(x, data, lambda t: t.reshape(shape), ViewBackward0, shape=x._data.shape)
 
 
+@op(export=False)
 def view_as(input, other):
+    """``view(other.shape)``."""
     return view(input, other.shape)
 
 
+@op(export=False)
 def reshape_as(input, other):
+    """``reshape(other.shape)``."""
     return reshape(input, other.shape)
 
 
+@op()
 def flatten(input, start_dim=0, end_dim=-1):
+    """Dimensions ``start_dim`` to ``end_dim`` merged into one."""
     x = tensor_operand(input, "flatten")
     ndim = x._data.ndim
     if ndim == 0:
         return reshape(x, 1)
-    start, end = _dim(start_dim, ndim), _dim(end_dim, ndim)
+    start, end = dtypes.dim_index(start_dim, ndim), dtypes.dim_index(end_dim, ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -165,6 +136,23 @@ class SqueezeBackward2(SqueezeBackward0):
     __slots__ = ()
 
 
+@op(SqueezeBackward0, SqueezeBackward1, SqueezeBackward2)
+def squeeze(input, dim=None):
+    """Dimensions of size 1 removed (all of them, or ``dim``), as a view."""
+    x = tensor_operand(input, "squeeze")
+    shape = x._data.shape
+    if dim is None:
+        axes, node_cls = tuple(i for i, s in enumerate(shape) if s == 1), SqueezeBackward0
+    elif isinstance(dim, (tuple, list)):
+        axes = tuple(i for i in (dtypes.dim_index(d, len(shape)) for d in dim) if shape and shape[i] == 1)
+        node_cls = SqueezeBackward2
+    else:
+        d = dtypes.dim_index(dim, len(shape))
+        axes, node_cls = ((d,) if shape and shape[d] == 1 else ()), SqueezeBackward1
+    data = x._data.reshape(tuple(s for i, s in enumerate(shape) if i not in axes))
+    return make_view(x, data, lambda t: t.squeeze(dim), node_cls, shape=shape)
+
+
 class SqueezeBackward4(SqueezeBackward0):
     """How PyTorch names the squeeze that ends a matmul with a 1-D operand."""
 
@@ -173,7 +161,7 @@ class SqueezeBackward4(SqueezeBackward0):
 
 def squeeze_result(x, dim):
     """Drop dimension ``dim`` (of size 1) of a freshly computed result."""
-    d = _dim(dim, x._data.ndim)
+    d = dtypes.dim_index(dim, x._data.ndim)
     data = x._data.reshape(x._data.shape[:d] + x._data.shape[d + 1:])
     return make_view(x, data, lambda t: t.squeeze(d), SqueezeBackward4, shape=x._data.shape)
 
@@ -186,21 +174,6 @@ def unsafe_view(x, shape):
     return out
 
 
-def squeeze(input, dim=None):
-    x = tensor_operand(input, "squeeze")
-    shape = x._data.shape
-    if dim is None:
-        axes, node_cls = tuple(i for i, s in enumerate(shape) if s == 1), SqueezeBackward0
-    elif isinstance(dim, (tuple, list)):
-        axes = tuple(i for i in (_dim(d, len(shape)) for d in dim) if shape and shape[i] == 1)
-        node_cls = SqueezeBackward2
-    else:
-        d = _dim(dim, len(shape))
-        axes, node_cls = ((d,) if shape and shape[d] == 1 else ()), SqueezeBackward1
-    data = x._data.reshape(tuple(s for i, s in enumerate(shape) if i not in axes))
-    return make_view(x, data, lambda t: t.squeeze(dim), node_cls, shape=shape)
-
-
 class UnsqueezeBackward0(Node):
     __slots__ = ("dim",)
 
@@ -208,9 +181,11 @@ class UnsqueezeBackward0(Node):
         return (grad.squeeze(self.dim),)
 
 
+@op(UnsqueezeBackward0)
 def unsqueeze(input, dim):
+    """A dimension of size 1 inserted at ``dim``, as a view."""
     x = tensor_operand(input, "unsqueeze")
-    d = _dim(dim, x._data.ndim + 1)
+    d = dtypes.dim_index(dim, x._data.ndim + 1)
     data = x._data.reshape(x._data.shape[:d] + (1,) + x._data.shape[d:])
     return make_view(x, data, lambda t: t.unsqueeze(d), UnsqueezeBackward0, dim=d)
 
@@ -219,14 +194,17 @@ class TBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        if _state.enabled:  # create_graph=True: the transpose as a recorded operation
-            return (grad.t(),)
-        # The ordinary backward records nothing: transposing the array is all there is (every
-        # linear layer's weight passes through here, once per step).
+        return (grad.t(),)
+
+    def fast_apply(self, grad):
+        # Transposing the array is all there is (every linear layer's weight passes
+        # through here, once per step).
         return (Tensor._make(grad._data.T),)
 
 
+@op(TBackward0)
 def t(input):
+    """The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves)."""
     x = tensor_operand(input, "t")
     if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
@@ -240,15 +218,14 @@ class TransposeBackward0(Node):
         return (grad.transpose(*self.dims),)
 
 
+@op(TransposeBackward0, aliases=("swapaxes",))
 def transpose(input, dim0, dim1):
+    """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
     x = tensor_operand(input, "transpose")
     ndim = x._data.ndim
-    d0, d1 = _dim(dim0, ndim), _dim(dim1, ndim)
+    d0, d1 = dtypes.dim_index(dim0, ndim), dtypes.dim_index(dim1, ndim)
     data = x._data.swapaxes(d0, d1) if ndim else x._data.view()
     return make_view(x, data, lambda t: t.transpose(d0, d1), TransposeBackward0, dims=(d0, d1))
-
-
-swapaxes = transpose
 
 
 class PermuteBackward0(Node):
@@ -258,7 +235,9 @@ class PermuteBackward0(Node):
         return (grad.permute(tuple(int(i) for i in np.argsort(self.dims))),)
 
 
+@op(PermuteBackward0)
 def permute(input, *dims):
+    """The dimensions reordered as ``dims``, as a view."""
     x = tensor_operand(input, "permute")
     dims = _shape_arg(dims)
     ndim = x._data.ndim
@@ -268,14 +247,16 @@ def permute(input, *dims):
             f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not "
             f"equal to len(dims) = {len(dims)}"
         )
-    dims = tuple(_dim(d, ndim) for d in dims)
+    dims = tuple(dtypes.dim_index(d, ndim) for d in dims)
     if len(set(dims)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return make_view(x, x._data.transpose(dims), lambda t: t.permute(dims), PermuteBackward0,
                      dims=dims)
 
 
+@tensor_property("T")
 def numpy_T(input):
+    """The dimensions in reverse order, as a view (``x.T``)."""
     x = tensor_operand(input, "T")
     return permute(x, tuple(range(x._data.ndim - 1, -1, -1)))
 
@@ -287,7 +268,9 @@ class ExpandBackward0(Node):
         return (grad.sum_to_size(self.shape),)
 
 
+@op(ExpandBackward0)
 def expand(input, *sizes):
+    """Dimensions of size 1 repeated to ``sizes`` without copying (-1 keeps one)."""
     x = tensor_operand(input, "expand")
     sizes = _shape_arg(sizes)
     shape = x._data.shape
@@ -325,7 +308,9 @@ def expand(input, *sizes):
     return make_view(x, data, lambda t: t.expand(target), ExpandBackward0, shape=shape)
 
 
+@op(export=False)
 def expand_as(input, other):
+    """``expand(other.shape)``."""
     return expand(input, other.shape)
 
 
@@ -398,6 +383,25 @@ class SelectBackward0(Node):
         return (embed(grad, self.shape, self.key),)
 
 
+@op(SelectBackward0)
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
+    x = tensor_operand(input, "select")
+    data = x._data
+    if data.ndim == 0:
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    d = dtypes.dim_index(dim, data.ndim)
+    size = data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    key = (slice(None),) * d + (index % size, Ellipsis)  # Ellipsis: a 0-d view, not a copy
+    return make_view(x, data[key], lambda t: select(t, d, index), SelectBackward0,
+                     shape=data.shape, key=key)
+
+
 class SliceBackward0(SelectBackward0):
     __slots__ = ()
 
@@ -410,24 +414,6 @@ class IndexBackward0(SelectBackward0):
     """Advanced indexing: repeated indices accumulate in backward."""
 
     __slots__ = ()
-
-
-def select(input, dim, index):
-    """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
-    x = tensor_operand(input, "select")
-    data = x._data
-    if data.ndim == 0:
-        raise IndexError(
-            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-        )
-    d = _dim(dim, data.ndim)
-    size = data.shape[d]
-    if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    key = (slice(None),) * d + (index % size, Ellipsis)  # Ellipsis: a 0-d view, not a copy
-    return make_view(x, data[key], lambda t: select(t, d, index), SelectBackward0,
-                     shape=data.shape, key=key)
 
 
 def _slice(x, dim, part):
@@ -474,7 +460,9 @@ def _basic_index(x, key):
     return _alias(x) if out is x else out
 
 
+@tensor_method("__getitem__")
 def getitem(input, index):
+    """``input[index]``: basic indices give a view, integer arrays and masks a copy."""
     x = tensor_operand(input, "__getitem__")
     key, advanced = _key(index, x._data)
     if not advanced:
@@ -504,22 +492,21 @@ class UnbindBackward0(Node):
         return (stack(grads, self.dim),)
 
 
+@op(UnbindBackward0)
 def unbind(input, dim=0):
     """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
     x = tensor_operand(input, "unbind")
     data = x._data
     if data.ndim == 0:
         raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
-    d = _dim(dim, data.ndim)
+    d = dtypes.dim_index(dim, data.ndim)
     pieces = [make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None)
               for i in range(data.shape[d])]
+    pieces = tuple(pieces)
     if should_record(x):
-        node = UnbindBackward0(*next_edges((x,)))
-        node.dim, node.num_outputs = d, len(pieces)
-        node.meta = (pieces[0]._data.shape if pieces else (), data.dtype, array_module(data))
-        for i, piece in enumerate(pieces):
-            attach(piece, node, i)
-    return tuple(pieces)
+        record(UnbindBackward0, pieces, (x,), dim=d,
+               meta=(pieces[0]._data.shape if pieces else (), data.dtype, array_module(data)))
+    return pieces
 
 
 class EmbedBackward0(Node):
@@ -580,10 +567,12 @@ def _cast(grad, dtype):
     return grad if grad._data.dtype == dtype else grad.to(dtype=dtype)
 
 
+@op(CatBackward0, aliases=("concat", "concatenate"), method=False)
 def cat(tensors, dim=0):
+    """The tensors joined along an existing dimension ``dim``."""
     arrays = _tensor_sequence("cat", tensors)
     reference = next((a for a in arrays if a.ndim), arrays[0])
-    d = _dim(dim, reference.ndim)
+    d = dtypes.dim_index(dim, reference.ndim)
     for i, a in enumerate(arrays):
         if a.ndim == 1 and a.shape[0] == 0:
             continue
@@ -606,9 +595,6 @@ def cat(tensors, dim=0):
     return out
 
 
-concat = concatenate = cat
-
-
 class StackBackward0(Node):
     __slots__ = ("dim", "metas")
 
@@ -618,7 +604,9 @@ class StackBackward0(Node):
                      for i, (fn, meta) in enumerate(zip(self._next_nodes, self.metas)))
 
 
+@op(StackBackward0, method=False)
 def stack(tensors, dim=0):
+    """The tensors joined along a new dimension ``dim``."""
     arrays = _tensor_sequence("stack", tensors)
     for i, a in enumerate(arrays):
         if a.shape != arrays[0].shape:
@@ -626,7 +614,7 @@ def stack(tensors, dim=0):
                 f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} at "
                 f"entry 0 and {list(a.shape)} at entry {i}"
             )
-    d = _dim(dim, arrays[0].ndim + 1)
+    d = dtypes.dim_index(dim, arrays[0].ndim + 1)
     out = Tensor._make(array_module(arrays[0]).stack(arrays, axis=d))
     if should_record(*tensors):
         record(StackBackward0, out, tuple(tensors), dim=d, metas=[t._data.dtype for t in tensors])
@@ -641,7 +629,9 @@ class CloneBackward0(Node):
         return (grad,)
 
 
+@op(CloneBackward0)
 def clone(input, *, memory_format=None):
+    """A copy with its own storage, in the graph (its gradient passes straight through)."""
     x = tensor_operand(input, "clone")
     out = Tensor._make(x._data.copy())
     if should_record(x):
@@ -649,6 +639,8 @@ def clone(input, *, memory_format=None):
     return out
 
 
+@op(export=False)
 def contiguous(input, memory_format=None):
+    """The tensor itself when contiguous, else a contiguous copy."""
     x = tensor_operand(input, "contiguous")
     return x if x._data.flags.c_contiguous else clone(x)

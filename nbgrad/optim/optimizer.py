@@ -22,7 +22,7 @@ from copy import deepcopy
 from itertools import chain
 
 from .. import backend
-from ..autograd.grad_mode import enable_grad
+from ..core.grad_mode import enable_grad
 from ..nn.module import clear_grad, typename
 from ..tensor import Tensor
 

@@ -14,7 +14,7 @@ The result renders as PNG in Jupyter and exposes its DOT text as ``.source``.
 
 import shutil
 
-from ..autograd.node import _FREED, AccumulateGrad, SavedOutput, SavedTensor
+from ..core.node import _FREED, AccumulateGrad, SavedOutput, SavedTensor
 
 MISSING_DOT = (
     "Graphviz's `dot` program was not found, so the graph cannot be drawn. Install it: "

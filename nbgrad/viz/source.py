@@ -19,10 +19,28 @@ class Source:
 
 
 def show_source(obj, *, lines=None):
-    """The source of a function, class or method of nbgrad (optionally a slice of lines)."""
-    text = textwrap.dedent(inspect.getsource(obj)).rstrip()
+    """The source of a function, class or method of nbgrad (optionally a slice of lines).
+
+    An operation (``nbgrad.sin``) is shown whole: its block, from its first node class to
+    the end of its function (``@op``, ``nbgrad/ops/declare.py``).
+    """
+    text = textwrap.dedent(_block(obj) or inspect.getsource(obj)).rstrip()
     if lines is not None:
         text = "\n".join(text.splitlines()[lines])
     module = inspect.getmodule(obj).__name__
     name = getattr(obj, "__qualname__", getattr(obj, "__name__", ""))
     return Source(text, f"{module}.{name}" if name else module)
+
+
+def _block(obj):
+    """The lines from an operation's first node to the end of its function, or None."""
+    declared = getattr(obj, "__op__", None)
+    if declared is None or not declared.nodes:
+        return None
+    file_lines, _ = inspect.findsource(obj)
+    spans = []
+    for part in (*declared.nodes, obj):
+        part_lines, start = inspect.getsourcelines(part)
+        spans.append((start - 1, start - 1 + len(part_lines)))
+    first, last = min(s for s, _ in spans), max(e for _, e in spans)
+    return "".join(file_lines[first:last])

@@ -20,7 +20,7 @@ from matplotlib.ticker import MaxNLocator
 
 import nbgrad as ng
 
-from ...autograd.node import _FREED, SavedOutput, SavedTensor
+from ...core.node import _FREED, SavedOutput, SavedTensor
 from .base import GradientWidget
 
 

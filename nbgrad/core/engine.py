@@ -11,7 +11,8 @@ sort: a heap of the nodes that have received a gradient, largest sequence number
 (PyTorch's engine also orders its ready queue by sequence number.)
 
 *The loop.* Take the node with the largest sequence number; call the hooks on its
-outputs and its ``apply`` with the gradients of its outputs; pass each result along its
+outputs and its ``apply`` with the gradients of its outputs (or its ``fast_apply``, the same
+formula on the arrays, where it has one and backward builds no graph); pass each result along its
 edge into that node's buffer, where gradients arriving along different paths are summed
 (the chain rule's sum over paths). A node enters the heap when its first gradient arrives.
 Unless ``retain_graph=True``, each node drops its saved tensors once it has run.
@@ -49,6 +50,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         _accumulate(buffers, ready, node, output_nr, grad)
 
     pop, push = heapq.heappop, heapq.heappush  # local names: this loop is the hot path
+    arrays_only = not create_graph  # a node's fast_apply, where it has one, may be used
     # Like PyTorch, backward is silent about inf/nan it produces (e.g. sqrt' at 0).
     with set_grad_enabled(create_graph), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         while ready:
@@ -60,7 +62,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 _capture(node, grads, captured)
                 if node not in needed:
                     continue
-            grad_inputs = node.apply(*grads) if node._hooks is None else _call_node(node, grads)
+            apply = node.fast_apply if arrays_only else None
+            if apply is None:
+                apply = node.apply
+            grad_inputs = apply(*grads) if node._hooks is None else _call_node(node, apply, grads)
             if node._saved and not retain_graph:
                 node._release()
             for next_node, output_nr, grad in zip(node._next_nodes, node._output_nrs, grad_inputs):
@@ -158,14 +163,14 @@ def _checked(hook, grad, result):
     return result
 
 
-def _call_node(node, grads):
+def _call_node(node, apply, grads):
     hooks = node._hooks
     if hooks is not None:
         for hook in tuple(hooks.pre.values()):
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(result)
-    grad_inputs = node.apply(*grads)
+    grad_inputs = apply(*grads)
     if hooks is not None and hooks.post:
         for hook in tuple(hooks.post.values()):
             result = hook(tuple(grad_inputs), tuple(grads))

@@ -25,7 +25,7 @@ import itertools
 import re
 import weakref
 
-from .grad_mode import _state, is_grad_enabled
+from .grad_mode import is_grad_enabled
 
 _sequence = itertools.count()
 _FREED = object()
@@ -44,6 +44,11 @@ class Node:
 
     __slots__ = ("_next_nodes", "_output_nrs", "_sequence_nr", "_saved", "_hooks", "__weakref__")
     num_outputs = 1
+    # A node may also define ``fast_apply``: the same formula as ``apply`` computed on the
+    # arrays, which the engine calls when backward builds no graph (``create_graph=False``).
+    # ``apply`` stays the formula the chapters show, and the one that ``create_graph=True``
+    # differentiates again; a test checks that the two agree for every node that has both.
+    fast_apply = None
 
     def __init__(self, next_nodes=(), output_nrs=()):
         self._next_nodes = next_nodes
@@ -168,7 +173,7 @@ class AccumulateGrad(Node):
         if not variable._requires_grad:  # requires_grad_(False) after the graph was built
             return ()
         current = variable._grad
-        recording = _state.enabled  # create_graph=True: .grad becomes part of a graph
+        recording = is_grad_enabled()  # create_graph=True: .grad becomes part of a graph
         if current is None:
             # A fresh array: the incoming gradient may be shared with another leaf or be a
             # read-only broadcast, and .grad is later updated in place.
@@ -225,13 +230,20 @@ class SavedOutput:
             raise RuntimeError(_modified_message(probe, node, self.output_nr, self.version, self.vc[0]))
         out = self.tensor_type._make(self.data, vc=self.vc)
         if is_grad_enabled() and self.requires_grad:
-            out._grad_fn = node
-            out._output_nr = self.output_nr
-            out._requires_grad = True
+            attach(out, node, self.output_nr)
         return out
 
 
 _SAVED_TYPES = (SavedTensor, SavedOutput)
+
+
+def attach(output, node, output_nr=0):
+    """Make ``node`` the ``grad_fn`` of ``output`` (its output number ``output_nr``): the
+    output is now a non-leaf. The one place where a tensor joins the graph."""
+    output._grad_fn = node
+    output._output_nr = output_nr
+    output._requires_grad = True
+    return output
 
 
 def short_name(node):

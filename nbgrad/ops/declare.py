@@ -1,0 +1,116 @@
+"""How an operation declares itself: one block, one decorator.
+
+An operation is written as one block: its backward node(s) first, then the function that
+computes the forward and records the node, decorated with ``@op``::
+
+    class SinBackward0(Node):
+        def apply(self, grad):
+            (x,) = self.saved_values
+            return (grad * x.cos(),)
+
+
+    @op(SinBackward0)
+    def sin(input):
+        \"\"\"The sine of each element.\"\"\"
+        return unary(SinBackward0, input, np.sin, saves=INPUT)
+
+The decorator is the op's whole entry in the rest of nbgrad. It binds the function as a
+``Tensor`` method and as the operators it names, creates its in-place variant, and adds
+it to ``OPS``, from which the package's exports, ``nn.functional`` and the layers of
+``nn`` are generated. ``show_source(nbgrad.sin)`` shows the block, nodes and all.
+"""
+
+import functools
+import inspect
+
+from .inplace import apply_inplace
+from .methods import OPERANDS, bind, bind_operator
+
+OPS = []  # every declared operation, in the order the modules define them
+
+
+class Op:
+    """What ``@op`` knows about one operation (see ``op`` for the fields)."""
+
+    __slots__ = ("function", "nodes", "names", "methods", "inplace", "functional", "layer")
+
+    def __init__(self, function, nodes, names, methods, inplace, functional, layer):
+        self.function = function
+        self.nodes = nodes
+        self.names = names
+        self.methods = methods
+        self.inplace = inplace
+        self.functional = functional
+        self.layer = layer
+
+    @property
+    def name(self):
+        return self.function.__name__
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+
+def op(*nodes, aliases=(), export=True, method=True, operator=None, reflected="swapped",
+       operands=OPERANDS, inplace=False, functional=False, layer=None):
+    """Declare the decorated function an operation.
+
+    * ``nodes``: the node classes it records, defined just above it (its block);
+    * ``aliases``: more names for it (``divide`` for ``div``), as functions and methods;
+    * ``export``: whether it is ``nbgrad.<name>`` (``x.view()`` is a method only);
+    * ``method``: whether it is ``Tensor.<name>`` too (``cat`` is a function only);
+    * ``operator``: the Python operator, ``"add"`` for ``x + y`` (``__add__``), with
+      ``__radd__`` for ``2 + x``: ``reflected`` says how that one calls the op:
+      ``"swapped"`` (``2 - x`` is ``sub(2, x)``), ``"same"`` (``2 * x`` records as
+      ``x * 2``, as in PyTorch) or ``None`` (no reflected form, as for comparisons);
+      ``operator="neg"`` on a one-argument op binds ``__neg__`` itself; ``operands``:
+      the types the operator takes (for others Python reports an unsupported operand);
+    * ``inplace``: also the in-place method ``<name>_`` (and ``__iadd__`` with an operator);
+    * ``functional``: also ``nbgrad.nn.functional.<name>``;
+    * ``layer``: also the layer ``nbgrad.nn.<layer>`` that applies it (``"Tanh"``).
+    """
+    def declare(function):
+        names = (function.__name__, *aliases)
+        methods = names if method else ()
+        for name in methods:
+            bind(name, function)
+        if operator is not None:
+            _bind_operators(function, operator, reflected, operands)
+        if inplace:
+            _bind_inplace(function, operator)
+        OPS.append(Op(function, nodes, names if export else (), methods, inplace,
+                      functional, layer))
+        function.__op__ = OPS[-1]
+        return function
+    return declare
+
+
+def _bind_operators(function, operator, reflected, operands):
+    if len(inspect.signature(function).parameters) == 1:
+        bind(f"__{operator}__", function)
+        return
+    bind_operator(f"__{operator}__", function, operands=operands)
+    if reflected is not None:
+        bind_operator(f"__r{operator}__", function, swapped=reflected == "swapped",
+                      operands=operands)
+
+
+def _bind_inplace(function, operator):
+    name = function.__name__ + "_"
+
+    @functools.wraps(function)
+    def inplace_method(self, *args, **kwargs):
+        return apply_inplace(self, function, *args, **kwargs)
+
+    inplace_method.__name__ = name
+    inplace_method.__qualname__ = f"Tensor.{name}"
+    inplace_method.__doc__ = (f"In place ``{function.__name__}``: changes this tensor and "
+                              "bumps its version (chapter 05).")
+    bind(name, inplace_method)
+    if operator is not None:
+        bind_operator(f"__i{operator}__", inplace_method)
+
+
+def exported(ops=OPS):
+    """``{name: function}`` of every exported operation: ``nbgrad``'s namespace of ops."""
+    return {name: o.function for o in ops for name in o.names}

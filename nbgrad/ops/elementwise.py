@@ -1,0 +1,117 @@
+"""The shared skeletons of elementwise operations.
+
+* ``unary``: a one-tensor operation, computed in floating point, recording its node;
+* ``binary``: two operands (tensors or numbers) checked, promoted as PyTorch promotes them
+  and broadcast, the result computed; it says whether the op joins the graph;
+* ``to_input``: a binary op's backward sums the gradient back over the dimensions its
+  input was broadcast along, and casts it to the input's dtype.
+"""
+
+import numpy as np
+
+from ..autograd.graph import OUTPUT, record, should_record
+from ..tensor import Tensor
+from .operands import broadcast_error, floating, operand, promoted, shape_of, tensor_operand
+
+
+INPUT = object()  # stands for the input in ``unary(..., saves=INPUT)``
+
+
+def unary(op, node_cls, input, compute, saves, quiet=False, integers=False):
+    """``op(input)``: ``compute`` on the input's array, recording ``node_cls`` that saves
+    ``saves`` (``INPUT``, ``OUTPUT`` or ``None``: what its derivative is written in).
+
+    The array is first made floating (``sin`` of an integer tensor is float32), unless
+    ``integers`` (``abs`` keeps integers). ``quiet``: like PyTorch, return nan/-inf outside
+    the domain without NumPy's warning.
+    """
+    x = tensor_operand(input, op)
+    data = x._data if integers else floating(x._data)
+    if quiet:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = Tensor._make(compute(data))
+    else:
+        out = Tensor._make(compute(data))
+    if should_record(x):
+        record(node_cls, out, (x,), saved=_SAVES[saves] if saves is not INPUT else (x,))
+    return out
+
+
+_SAVES = {OUTPUT: (OUTPUT,), None: ()}
+
+
+def binary(op, input, other, compute):
+    """Check and promote two operands and compute: ``(a, b, result)``, where ``a`` and
+    ``b`` are the operands as the op records them (tensors, or numbers).
+
+    The common cases (tensor with tensor of the same dtype, tensor with a Python number)
+    are decided first: this runs for every arithmetic operation, forward and backward.
+    """
+    if isinstance(input, Tensor):
+        x = input._data
+        if isinstance(other, Tensor):
+            y = other._data
+            if x.dtype is not y.dtype or type(x) is not type(y):
+                x, y = promoted(input, other)
+        elif (type(other) is float or type(other) is int) and x.dtype.kind == "f":
+            y = other
+        else:
+            other = operand(other, op)
+            x, y = promoted(input, other)
+    else:
+        input = operand(input, op, 1, "input")
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{op}(): expected at least one Tensor operand, got two numbers")
+        x, y = promoted(input, other)
+    try:
+        data = compute(x, y)
+    except ValueError:
+        raise broadcast_error(shape_of(x), shape_of(y)) from None
+    return input, other, Tensor._make(data)
+
+
+def needs_grad(value):
+    """Whether ``value`` is a tensor that requires grad (a number never does)."""
+    return isinstance(value, Tensor) and value._requires_grad
+
+
+def meta(value, out):
+    """What ``to_input`` needs to turn the output's gradient into ``value``'s: its shape and
+    dtype, or ``None`` when nothing is to be done (a number, or the output's own shape and
+    dtype: the common case, which then costs nothing in backward)."""
+    if not isinstance(value, Tensor):
+        return None
+    data, result = value._data, out._data
+    if data.shape == result.shape and data.dtype == result.dtype:
+        return None
+    return (data.shape, data.dtype)
+
+
+def metas(a, b, out):
+    """``meta`` of both operands of ``out = op(a, b)``, an elementwise operation whose output
+    has the two operands' broadcast shape; one shared tuple in the common case (fewer
+    objects to keep alive per operation means less work for Python's garbage collector)."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        # With a number, the tensor operand already has the output's shape (a number does
+        # not broadcast), so only its dtype can differ; comparing shapes costs more than
+        # the rest of this function.
+        tensor = a if isinstance(a, Tensor) else b
+        if tensor._data.dtype is out._data.dtype:
+            return _NOTHING_TO_DO
+    a_meta, b_meta = meta(a, out), meta(b, out)
+    return _NOTHING_TO_DO if a_meta is None and b_meta is None else (a_meta, b_meta)
+
+
+_NOTHING_TO_DO = (None, None)
+
+
+def to_input(grad, meta):
+    """The gradient summed over broadcast dimensions and cast back to the input's dtype."""
+    if meta is None:
+        return grad
+    shape, dtype = meta
+    if grad._data.shape != shape:
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != dtype:
+        grad = grad.to(dtype=dtype)
+    return grad

@@ -1,0 +1,135 @@
+"""Every operation is one block that declares its names (``@op``, ``nbgrad/ops/declare.py``),
+and what the rest of nbgrad offers of it comes from that declaration."""
+
+import ast
+import inspect
+
+import numpy as np
+import pytest
+
+import nbgrad as ng
+from nbgrad import nn
+from nbgrad.core.node import Node
+from nbgrad.ops.declare import OPS
+
+OP_IDS = [f"{o.function.__module__}.{o.name}" for o in OPS]
+
+
+@pytest.mark.parametrize("declared", OPS, ids=OP_IDS)
+def test_an_op_is_one_block_its_nodes_then_its_function(declared):
+    """Between the op's first node and the end of its function there is nothing public but
+    the op's own nodes: a chapter shows the whole op with one ``show_source``."""
+    module = inspect.getmodule(declared.function)
+    tree = ast.parse(inspect.getsource(module))
+    spans = {}
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            spans[node.name] = (start, node.end_lineno)
+    own = {n.__name__ for n in declared.nodes} | {declared.name}
+    if declared.name not in spans:  # made by a factory (``eq = op(...)(_compare(...))``)
+        assert not declared.nodes
+        return
+    for node_cls in declared.nodes:
+        assert inspect.getmodule(node_cls) is module, f"{node_cls.__name__} lives elsewhere"
+    first = min(spans[name][0] for name in own)
+    last = spans[declared.name][1]
+    strangers = [name for name, (start, end) in spans.items()
+                 if first <= start <= last and name not in own and not name.startswith("_")]
+    assert not strangers, f"inside the block of {declared.name}: {strangers}"
+
+
+@pytest.mark.parametrize("declared", OPS, ids=OP_IDS)
+def test_what_an_op_declares_is_what_nbgrad_offers(declared):
+    for name in declared.names:
+        assert getattr(ng, name) is declared.function
+    for name in declared.methods:
+        assert getattr(ng.Tensor, name) is declared.function
+    if declared.inplace:
+        assert getattr(ng.Tensor, declared.name + "_").__wrapped__ is declared.function
+    if declared.functional:
+        assert getattr(nn.functional, declared.name) is declared.function
+        assert declared.name in nn.functional.__all__
+    if declared.layer:
+        layer = getattr(nn, declared.layer)()
+        x = ng.randn(3, 2)
+        assert ng.equal(layer(x), declared.function(x))
+        assert repr(layer) == f"{declared.layer}()"
+
+
+def test_every_export_and_method_of_an_op_is_declared():
+    declared = {name for o in OPS for name in o.names}
+    for name in ("sin", "tanh", "matmul", "add", "clip", "true_divide", "cat", "where"):
+        assert name in declared
+    assert "cat" not in {name for o in OPS for name in o.methods}  # a function only
+    assert "view" not in declared and ng.Tensor.view is not None   # a method only
+
+
+@pytest.mark.parametrize("name", ["cos", "add", "__add__", "__radd__", "tanh_", "__iadd__",
+                                  "matmul", "__matmul__", "sum", "backward", "where", "new_zeros"])
+def test_help_shows_a_signature_and_a_docstring(name):
+    method = getattr(ng.Tensor, name)
+    signature = inspect.signature(method)
+    assert len(signature.parameters) >= 1
+    assert method.__doc__ and method.__doc__.strip()
+    text = __import__("pydoc").render_doc(method)
+    assert name in text and method.__doc__.strip().splitlines()[0] in text
+
+
+def test_operators_say_unsupported_operand_for_what_they_do_not_take():
+    with pytest.raises(TypeError, match="unsupported operand"):
+        ng.ones(2) @ 2
+    with pytest.raises(TypeError, match="unsupported operand"):
+        ng.ones(2) + "a"
+    assert (2 - ng.ones(2)).tolist() == [1.0, 1.0]
+    assert (2 ** ng.ones(2)).tolist() == [2.0, 2.0]
+
+
+def _nodes_with_a_fast_path():
+    found, todo = [], [Node]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if vars(cls).get("fast_apply") is not None:
+            found.append(cls)
+    return found
+
+
+FAST = {  # node name -> a program whose backward runs that node, on float64 leaves
+    "LogSoftmaxBackward0": lambda x, w: x.log_softmax(1) * w,
+    "TBackward0": lambda x, w: x.t() * w.t(),
+    "AddmmBackward0": lambda x, w: nn.functional.linear(x, w[:2], w[0, :2]) * 1.0,
+    "NllLossBackward0": lambda x, w: nn.functional.nll_loss(
+        x.log_softmax(1), ng.tensor([0, 3, 1]), weight=w[0].detach().abs()) * w[0, 0],
+}
+
+
+def test_every_fast_path_has_a_program_here():
+    assert sorted(c.__name__ for c in _nodes_with_a_fast_path()) == sorted(FAST)
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_a_nodes_fast_path_gives_what_its_formula_gives(name):
+    """The engine calls ``fast_apply`` when backward builds no graph and ``apply`` when it
+    does (``create_graph=True``): the gradients must be the same."""
+    rng = np.random.default_rng(7)
+    x = ng.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    w = ng.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    out = FAST[name](x, w)
+    grad_out = ng.tensor(rng.standard_normal(tuple(out.shape)))
+    fast = ng.autograd.grad(out, (x, w), grad_out, retain_graph=True)
+    formula = ng.autograd.grad(out, (x, w), grad_out, create_graph=True)
+    assert any(fn.name() == name for fn in _graph_nodes(out.grad_fn))
+    for a, b in zip(fast, formula):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-12)
+        assert b.grad_fn is not None and a.grad_fn is None
+
+
+def _graph_nodes(root):
+    seen, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen:
+            seen.append(node)
+            todo.extend(fn for fn, _ in node.next_functions)
+    return seen
