@@ -39,8 +39,8 @@ class AddBackward0(Node):
 def add(input, other, *, alpha=1):
     """``input + alpha * other``, broadcast; a number on either side."""
     compute = operator.add if alpha == 1 else (lambda x, y: x + alpha * y)
-    a, b, out = binary("add", input, other, compute)
-    if should_record(a, b):
+    a, b, out, recording = binary("add", input, other, compute)
+    if recording:
         node = record(AddBackward0, out, (a, b))
         node.alpha, node.metas = alpha, metas(a, b, out)
     return out
@@ -79,8 +79,7 @@ def sub(input, other, *, alpha=1):
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     compute = operator.sub if alpha == 1 else (lambda x, y: x - alpha * y)
-    a, b, out = binary("sub", input, other, compute)
-    recording = should_record(a, b)
+    a, b, out, recording = binary("sub", input, other, compute)
     if recording and isinstance(a, Tensor):
         record(SubBackward0, out, (a, b), alpha=alpha, metas=metas(a, b, out))
     elif recording:  # number - tensor
@@ -109,8 +108,8 @@ class MulBackward0(Node):
 @op(MulBackward0, aliases=("multiply",), operator="mul", reflected="same", inplace=True)
 def mul(input, other):
     """``input * other``, element by element, broadcast."""
-    a, b, out = binary("mul", input, other, operator.mul)
-    if should_record(a, b):
+    a, b, out, recording = binary("mul", input, other, operator.mul)
+    if recording:
         # Like PyTorch, save only what the needed gradients use.
         node = record(MulBackward0, out, (a, b),
                       saved=(a if needs_grad(b) else None, b if needs_grad(a) else None))
@@ -163,8 +162,8 @@ def div(input, other, *, rounding_mode=None):
         return _rounding_div(input, other, rounding_mode)
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
         return mul(reciprocal(other), input)  # number / tensor, recorded as PyTorch does
-    a, b, out = binary("div", input, other, _true_divide)
-    if should_record(a, b):
+    a, b, out, recording = binary("div", input, other, _true_divide)
+    if recording:
         node = record(DivBackward0, out, (a, b), saved=(a if needs_grad(b) else None, b))
         node.metas = metas(a, b, out)
     return out
@@ -185,8 +184,8 @@ def _rounding_div(input, other, rounding_mode):
             return x // y if rounding_mode == "floor" else np.trunc(x / y).astype(dtype)
         return rounding(x / y)
 
-    a, b, out = binary("div", input, other, compute)
-    if should_record(a, b):
+    a, b, out, recording = binary("div", input, other, compute)
+    if recording:
         record(DivBackward1, out, (a, b), metas=metas(a, b, out))
     return out
 
@@ -297,7 +296,7 @@ def _power(x, p):
 @op(PowBackward0, PowBackward1, PowBackward2, operator="pow", inplace=True)
 def pow(input, exponent):
     """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor."""
-    a, b, out = binary("pow", input, exponent, _power)
+    a, b, out, _ = binary("pow", input, exponent, _power)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if should_record(a):
             record(PowBackward0, out, (a,), saved=(a,), exponent=b)

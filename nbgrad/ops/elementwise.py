@@ -10,6 +10,7 @@
 import numpy as np
 
 from ..autograd.graph import OUTPUT, record, should_record
+from ..core.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .operands import broadcast_error, floating, operand, promoted, shape_of, tensor_operand
 
@@ -41,16 +42,21 @@ _SAVES = {OUTPUT: (OUTPUT,), None: ()}
 
 
 def binary(op, input, other, compute):
-    """Check and promote two operands and compute: ``(a, b, result)``, where ``a`` and
-    ``b`` are the operands as the op records them (tensors, or numbers).
+    """Check and promote two operands, compute, and return ``(a, b, result, recording)``:
+    ``a`` and ``b`` are the operands as the op records them (tensors, or numbers), and
+    ``recording`` is ``should_record(a, b)``, decided on the way (grad mode on, and an
+    operand that requires grad), as this runs for every arithmetic operation, forward and
+    backward.
 
     The common cases (tensor with tensor of the same dtype, tensor with a Python number)
-    are decided first: this runs for every arithmetic operation, forward and backward.
+    are decided first.
     """
     if isinstance(input, Tensor):
         x = input._data
+        requires_grad = input._requires_grad
         if isinstance(other, Tensor):
             y = other._data
+            requires_grad = requires_grad or other._requires_grad
             if x.dtype is not y.dtype or type(x) is not type(y):
                 x, y = promoted(input, other)
         elif (type(other) is float or type(other) is int) and x.dtype.kind == "f":
@@ -58,16 +64,18 @@ def binary(op, input, other, compute):
         else:
             other = operand(other, op)
             x, y = promoted(input, other)
+            requires_grad = requires_grad or needs_grad(other)
     else:
         input = operand(input, op, 1, "input")
         if not isinstance(other, Tensor):
             raise TypeError(f"{op}(): expected at least one Tensor operand, got two numbers")
         x, y = promoted(input, other)
+        requires_grad = needs_grad(input) or other._requires_grad
     try:
         data = compute(x, y)
     except ValueError:
         raise broadcast_error(shape_of(x), shape_of(y)) from None
-    return input, other, Tensor._make(data)
+    return input, other, Tensor._make(data), requires_grad and is_grad_enabled()
 
 
 def needs_grad(value):

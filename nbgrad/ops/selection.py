@@ -105,8 +105,8 @@ def _like(x, value):
 def _choose(op, node_cls, pick_max, input, other):
     a = tensor_operand(input, op)
     b = tensor_operand(other, op, 2, "other")
-    a, b, out = binary(op, a, b, np.maximum if pick_max else np.minimum)
-    if should_record(a, b):
+    a, b, out, recording = binary(op, a, b, np.maximum if pick_max else np.minimum)
+    if recording:
         record(node_cls, out, (a, b), saved=(a, b), metas=metas(a, b, out), pick_max=pick_max)
     return out
 
