@@ -57,6 +57,17 @@ def test_what_an_op_declares_is_what_nbgrad_offers(declared):
         assert repr(layer) == f"{declared.layer}()"
 
 
+def test_every_op_that_records_a_node_has_a_row_in_the_op_table():
+    """The op table (``tests/opinfo.py``) feeds the gradcheck, parity, saved-tensor,
+    in-place and device tests: a new op with a node is not done until it has a row."""
+    import opinfo
+
+    rows = {row.name for row in opinfo.OPS}
+    without = [o.name for o in OPS if o.nodes and not rows & {*o.names, *o.methods,
+                                                               o.name + "_"}]
+    assert not without, f"no row in tests/opinfo.py for {without}"
+
+
 def test_every_export_and_method_of_an_op_is_declared():
     declared = {name for o in OPS for name in o.names}
     for name in ("sin", "tanh", "matmul", "add", "clip", "true_divide", "cat", "where"):

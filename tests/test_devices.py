@@ -71,90 +71,14 @@ def assert_same_as_cpu(fn, arrays, device, differentiable=True):
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4))
 B = RNG.standard_normal((3, 4))
-ROW = RNG.standard_normal(4)
-SQ = RNG.standard_normal((4, 4))
-M = RNG.standard_normal((4, 5))
-V = RNG.standard_normal(4)
-BATCH = RNG.standard_normal((2, 3, 4))
-BATCH2 = RNG.standard_normal((2, 4, 5))
-POS = np.abs(A) + 0.5
 IDX = np.array([2, 0, 2, 1])
 MASK = A > 0
 INT = np.array([[7, -3, 100], [-100, 5, 2]], dtype=np.int64)
-TIES = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, -1.0]])
 
-OPS = {
-    # arithmetic, broadcasting, numbers on either side
-    "add": (lambda a, b: a + b, [A, B]),
-    "add_broadcast": (lambda a, r: a + r, [A, ROW]),
-    "add_alpha": (lambda a, b: ng.add(a, b, alpha=2.5), [A, B]),
-    "sub_rsub": (lambda a, b: (a - b) + (1.0 - a), [A, B]),
-    "mul": (lambda a, b: a * b * 3, [A, B]),
-    "div": (lambda a, b: a / b + 2.0 / b, [A, POS]),
-    "pow_number": (lambda a: a ** 3 + a.square(), [A]),
-    "pow_tensor": (lambda a, b: a ** b, [POS, B]),
-    "number_pow": (lambda a: 2.0 ** a, [A]),
-    "neg_reciprocal": (lambda a: -a + a.reciprocal(), [POS]),
-    "exp_log_sqrt": (lambda a: a.exp() + a.log() + a.sqrt(), [POS]),
-    "sin_cos_abs": (lambda a: a.sin() * a.cos() + a.abs(), [A]),
-    "clamp_numbers": (lambda a: a.clamp(-0.5, 0.5) + a.clamp(min=0.1) + a.clamp(max=0.0), [A]),
-    "clamp_tensors": (lambda a, lo: a.clamp(min=lo, max=lo + 1.0), [A, ROW]),
-    "clamp_tensor_and_number": (lambda a, lo: ng.clamp(a, min=lo, max=0.75), [A, ROW]),
-    "maximum_minimum": (lambda a, b: ng.maximum(a, b) + ng.minimum(a, b) * 2, [A, B]),
-    "where": (lambda a, b: ng.where(a > b, a, b * 2), [A, B]),
-    "where_numbers": (lambda a: ng.where(a > 0, 1.0, -1.0) * a, [A]),
-    "where_number_other": (lambda a: ng.where(a > 0, a, 0.0), [A]),
-    "masked_fill": (lambda a: a.masked_fill(a > 0.3, 2.0), [A]),
-    # reductions
-    "sum_mean": (lambda a: a.sum() + a.mean() + a.sum(1).sum() + a.mean((0, 1), keepdim=True).sum(), [A]),
-    "var_std": (lambda a: a.var(1) + a.std(1, keepdim=True).squeeze(1) + a.var(correction=0), [A]),
-    "max_min_all": (lambda a: a.max() - a.min(), [TIES]),
-    "max_min_dim": (lambda a: a.max(1).values + a.min(0, keepdim=True).values.sum(), [A]),
-    "amax_amin": (lambda a: a.amax(1) + a.amin((0, 1)), [TIES]),
-    "norms": (lambda a: a.norm() + a.norm(1) + a.norm(float("inf")) + a.norm(3, dim=1).sum(), [A]),
-    "norm_dim": (lambda a: a.norm(dim=0, keepdim=True), [A]),
-    "logsumexp": (lambda a: a.logsumexp(1) + ng.logsumexp(a, (0, 1)), [A]),
-    "sum_to_size": (lambda a: a.sum_to_size(1, 4), [A]),
-    # linear algebra
-    "mm_t": (lambda a, m: a.mm(m) @ m.t(), [A, M]),
-    "mv_dot": (lambda s, v: s.mv(v).dot(v) + s @ v @ v, [SQ, V]),
-    "matmul_batched": (lambda x, y: x @ y, [BATCH, BATCH2]),
-    "matmul_broadcast": (lambda x, m: x @ m, [BATCH, M]),
-    "bmm": (lambda x, y: x.bmm(y), [BATCH, BATCH2]),
-    "vector_matmul": (lambda v, m: v @ m, [V, M]),
-    # shapes, views and indexing
-    "view_reshape": (lambda a: a.view(4, 3).t().reshape(-1), [A]),
-    "permute_transpose": (lambda x: x.permute(2, 0, 1).transpose(0, 2).contiguous(), [BATCH]),
-    "mT_flatten": (lambda x: x.T.flatten(), [BATCH]),
-    "expand": (lambda r: r.unsqueeze(0).expand(3, 4) * 2, [ROW]),
-    "squeeze_unsqueeze": (lambda a: a.unsqueeze(1).unsqueeze(0).squeeze(), [A]),
-    "cat_stack": (lambda a, b: ng.cat([ng.stack([a, b], 2).sum(2), b * 2], 1), [A, B]),
-    "unbind": (lambda a: sum(row * (i + 1) for i, row in enumerate(a)), [A]),
-    "basic_index": (lambda a: a[1] + a[:, 2].sum() + a[::2, 1:3].sum() + a[..., None][0, 0, 0], [A]),
-    "select_negative": (lambda x: x[-1, :, -2], [BATCH]),
-    "index_tensor": (lambda a, i: a[:, i] * 2, [A, IDX]),
-    "index_tensor_repeated_rows": (lambda s, i: s[i], [SQ, IDX]),
-    "index_two_tensors": (lambda s, i: s[i, i], [SQ, IDX]),
-    "index_mask_tensor": (lambda a: a[a > 0] * 3, [A]),
-    "index_list": (lambda a: a[[0, 2, 2]], [A]),
-    "index_numpy": (lambda a: a[np.array([1, 1, 0])], [A]),
-    "clone": (lambda a: a.clone() * 2, [A]),
-    # activations and losses
-    "relu_sigmoid_tanh": (lambda a: a.relu() + a.sigmoid() + a.tanh(), [A]),
-    "softmax_log_softmax": (lambda a: a.softmax(1) * 2 + a.log_softmax(0), [A]),
-    "mse_loss": (lambda a, b: F.mse_loss(a, b), [A, B]),
-    "bce_with_logits": (lambda a: F.binary_cross_entropy_with_logits(a, (a > 0).double()), [A]),
-}
-
-
-@pytest.mark.parametrize("name", sorted(OPS))
-def test_op_matches_cpu(device, name):
-    """Forward and backward of each operation on the device equal the CPU's."""
-    fn, arrays = OPS[name]
-    assert_same_as_cpu(fn, arrays, device)
-
-
+# Each operation alone runs on each device in test_ops.py (the op table); here, losses.
 LOSSES = {
+    "mse_loss": lambda z, t, w: F.mse_loss(z[:, :2], z[:, 1:]),  # both sides differentiable
+    "bce_with_logits": lambda z, t, w: F.binary_cross_entropy_with_logits(z, (z.detach() > 0).double()),
     "cross_entropy": lambda z, t, w: F.cross_entropy(z, t),
     "cross_entropy_weight": lambda z, t, w: F.cross_entropy(z, t, weight=w),
     "cross_entropy_ignore": lambda z, t, w: F.cross_entropy(z, t, ignore_index=1),
@@ -166,7 +90,7 @@ LOSSES = {
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))
-def test_classification_losses_match_cpu(device, name):
+def test_losses_match_cpu(device, name):
     logits = RNG.standard_normal((5, 3))
     target = np.array([0, 2, 1, 1, 2])
     weight = np.array([0.2, 1.0, 3.0])
@@ -193,7 +117,6 @@ NO_GRAD = {
     "argmax_argmin": lambda a: (a.argmax(), a.argmin(1), a.argmax(1, keepdim=True),
                                 a.argmax(keepdim=True)),
     "comparisons": lambda a, b: (a == b, a < b, a >= 0.0, a.ne(b), ng.isclose(a, a + 1e-9)),
-    "steps": lambda a: (a.sign(), a.round(), a.round(decimals=1), a.floor(), a.ceil(), a.trunc()),
     "logic": lambda a, b: ((a > 0) & (b > 0), (a > 0) | (b > 0), (a > 0) ^ (b > 0), ~(a > 0),
                            (a > 0).logical_not(), (a > 0).any(1), (a > 0).all()),
     "nan_inf": lambda a, b: ((a / 0.0).isinf(), (a - a).isnan(), a.isfinite()),
@@ -207,7 +130,7 @@ NO_GRAD = {
 @pytest.mark.parametrize("name", sorted(NO_GRAD))
 def test_nondifferentiable_matches_cpu(device, name):
     arrays = [INT] if name in ("integers", "int8_wraps", "integer_division") else [A, B]
-    if name in ("argmax_argmin", "steps"):
+    if name == "argmax_argmin":
         arrays = [A]
     assert_same_as_cpu(NO_GRAD[name], arrays, device, differentiable=False)
 
@@ -222,39 +145,14 @@ def test_equal_allclose_item_tolist(device):
 
 
 # -- in-place operations ----------------------------------------------------------------
-INPLACE = {
-    "add_mul_": lambda a, b: (a * 1).add_(b).mul_(2).div_(3).sub_(b, alpha=0.5),
-    "pow_neg_exp_": lambda a: (a * 1).pow_(2).neg_().exp_(),
-    "activations_": lambda a: (a * 1).relu_() + (a * 1).sigmoid_() + (a * 1).tanh_(),
-    "clamp_masked_fill_": lambda a: (a * 1).clamp_(-0.5, 0.5).masked_fill_(a > 0.4, 0.0),
-    "view_write": lambda a, b: _write_through_view(a, b),
-    "setitem_basic": lambda a, r: _setitem(a, (1, slice(None)), r),
-    "setitem_number": lambda a: _setitem(a, (slice(None), 0), 5.0),
-    "setitem_mask": lambda a: _setitem(a, a > 0, 0.0),
-    "setitem_tensor_index": lambda a, r: _setitem(a, ng.tensor([2, 0], device=a.device),
-                                                  r.expand(2, 4)),
-    "copy_fill_zero_": lambda a, b: ((a * 1).copy_(b) + (a * 1).fill_(2.0) + (a * 1).zero_()) * a,
-}
+def test_inplace_through_a_view_matches_cpu(device):
+    """mul_ on a view of a non-leaf: the base's node becomes CopySlices, on any device."""
+    def write_through_view(a, b):
+        c = a * 1
+        c[:, 1:3].mul_(b[:, :2])
+        return c
 
-
-def _write_through_view(a, b):
-    c = a * 1
-    c[:, 1:3].mul_(b[:, :2])  # CopySlices on the base
-    return c
-
-
-def _setitem(a, key, value):
-    c = a * 1
-    c[key] = value
-    return c
-
-
-@pytest.mark.parametrize("name", sorted(INPLACE))
-def test_inplace_matches_cpu(device, name):
-    fn = INPLACE[name]
-    arrays = [A, ROW] if name.startswith("setitem_b") or name == "setitem_tensor_index" else (
-        [A, B] if fn.__code__.co_argcount == 2 else [A])
-    assert_same_as_cpu(fn, arrays, device)
+    assert_same_as_cpu(write_through_view, [A, B], device)
 
 
 def test_inplace_version_and_leaf_rules_on_device(device):

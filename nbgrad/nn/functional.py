@@ -26,7 +26,7 @@ from .. import creation, dtypes
 from ..autograd.graph import record, should_record
 from ..core.node import Node
 from ..backend import array_module
-from ..ops import activations, reductions, shape
+from ..ops import activations, indexing, reductions, shape
 from ..ops.declare import OPS
 from ..ops.elementwise import to_input
 from ..ops.linalg import _same_dtype, is_transposed, mat2_grad
@@ -314,7 +314,7 @@ class NllLossBackward0(Node):
         if scale is not None:
             values = values * Tensor._make(scale)
         values = values.expand(self.target_shape)
-        return (shape.embed(values, self.shape, self.key),)
+        return (indexing.embed(values, self.shape, self.key),)
 
     def fast_apply(self, grad):
         # The same formula on the arrays: the loss runs once per step.

@@ -2,8 +2,8 @@
 ``@op`` (``declare.py``), which makes it a ``Tensor`` method, an operator and an export.
 
 ``arithmetic`` (+ - * / and powers), ``pointwise`` (exp, log, sin, ...), ``selection``
-(clamp, maximum, where, ...), ``activations``, ``reductions``, ``linalg``, ``shape`` (views
-and indexing), ``conversion``, ``nondifferentiable`` and ``assignment`` (the operations that
+(clamp, maximum, where, ...), ``activations``, ``reductions``, ``linalg``, ``shape`` (views),
+``indexing``, ``conversion``, ``nondifferentiable`` and ``assignment`` (the operations that
 exist only in place). Their shared parts: ``operands`` (checking and promoting what a user
 passes), ``elementwise`` (the unary and binary skeletons), ``views`` (the view mechanism),
 ``inplace`` (in-place changes and the graph rewriting they need) and ``methods`` (binding

@@ -17,8 +17,8 @@ from ..autograd.graph import OUTPUT, record, should_record
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
-from .elementwise import binary, meta, metas, needs_grad, to_input
-from .operands import floating, tensor_operand, zeros_like
+from .elementwise import binary, meta, metas, needs_grad, to_input, unary
+from .operands import floating, zeros_like
 
 
 # -- + - * / ----------------------------------------------------------------------------
@@ -206,13 +206,12 @@ class ReciprocalBackward0(Node):
 
 @op(ReciprocalBackward0)
 def reciprocal(input):
-    """``1 / input``, element by element."""
-    x = tensor_operand(input, "reciprocal")
-    with np.errstate(divide="ignore"):
-        out = Tensor._make(1 / floating(x._data))
-    if should_record(x):
-        record(ReciprocalBackward0, out, (x,), saved=(OUTPUT,))
-    return out
+    """``1 / input``, element by element (``inf`` at 0)."""
+    return unary("reciprocal", ReciprocalBackward0, input, _one_over, saves=OUTPUT, quiet=True)
+
+
+def _one_over(data):
+    return 1 / data
 
 
 class NegBackward0(Node):
@@ -225,16 +224,12 @@ class NegBackward0(Node):
 @op(NegBackward0, aliases=("negative",), operator="neg", inplace=True)
 def neg(input):
     """``-input``."""
-    x = tensor_operand(input, "neg")
-    if x._data.dtype.kind == "b":
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    out = Tensor._make(-x._data)
-    if should_record(x):
-        record(NegBackward0, out, (x,))
-    return out
+    return unary("neg", NegBackward0, input, operator.neg, saves=None, integers=True)
 
 
 # -- powers -----------------------------------------------------------------------------

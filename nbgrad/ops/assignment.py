@@ -16,7 +16,7 @@ from .methods import tensor_method
 from .nondifferentiable import ZeroGradient
 from .elementwise import to_input
 from .operands import broadcast_error, operand, same_device, zeros_like
-from .shape import _key, getitem
+from .indexing import _key, getitem
 
 
 class CopyBackwards(Node):

@@ -12,7 +12,7 @@ computes the forward and records the node, decorated with ``@op``::
     @op(SinBackward0)
     def sin(input):
         \"\"\"The sine of each element.\"\"\"
-        return unary(SinBackward0, input, np.sin, saves=INPUT)
+        return unary("sin", SinBackward0, input, np.sin, saves=INPUT)
 
 The decorator is the op's whole entry in the rest of nbgrad. It binds the function as a
 ``Tensor`` method and as the operators it names, creates its in-place variant, and adds

@@ -34,11 +34,9 @@ def unary(op, node_cls, input, compute, saves, quiet=False, integers=False):
     else:
         out = Tensor._make(compute(data))
     if should_record(x):
-        record(node_cls, out, (x,), saved=_SAVES[saves] if saves is not INPUT else (x,))
+        saved = (x,) if saves is INPUT else (OUTPUT,) if saves is OUTPUT else ()
+        record(node_cls, out, (x,), saved=saved)
     return out
-
-
-_SAVES = {OUTPUT: (OUTPUT,), None: ()}
 
 
 def binary(op, input, other, compute):

@@ -164,7 +164,7 @@ def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with the same batch size."""
     a, b = _pair("bmm", input, mat2)
     if a._data.ndim != 3 or b._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if a._data.ndim != 3 else
+        raise RuntimeError("batch1 must be a 3D tensor" if a._data.ndim != 3 else
                            "batch2 must be a 3D tensor")
     if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
         raise RuntimeError(

@@ -1,0 +1,515 @@
+"""The one table of nbgrad's operations, after PyTorch's ``OpInfo``
+(torch/testing/_internal/common_methods_invocations.py), much smaller.
+
+A row says how to call an operation under either library (``M`` is ``torch`` or
+``nbgrad``), which sample inputs to call it on, what its backward node saves, the node's
+name and its in-place variant. ``test_ops.py`` turns every row into gradcheck, parity,
+saved-tensor, in-place and device tests. Adding an elementwise operation is one block in
+nbgrad and one row here.
+
+Samples are built from NumPy values, so the same numbers reach both libraries: ``make``
+gives a float leaf (``Leaf``), a ``Sample`` holds the positional and keyword arguments.
+Bool and integer NumPy arrays (masks, indices) become tensors that need no gradient;
+everything else (numbers, dims, slices) is passed as it is.
+"""
+
+import operator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# What a backward node can save, named by what a caller could change in place afterwards:
+# the first tensor argument, the other tensor arguments, the result.
+SAVES = {"nothing", "input", "other", "inputs", "output", "input+output", "inputs+output"}
+
+
+@dataclass(frozen=True, eq=False)
+class Leaf:
+    """A float tensor argument, made a leaf under each library in the test's dtype."""
+
+    values: np.ndarray
+    requires_grad: bool = True
+    # built transposed, then viewed back: the leaf's memory is not contiguous
+    noncontiguous: bool = False
+
+    def build(self, M, dtype, device="cpu"):
+        if not self.noncontiguous:
+            return M.tensor(self.values, dtype=dtype, device=device, requires_grad=self.requires_grad)
+        stored = M.tensor(np.ascontiguousarray(self.values.T), dtype=dtype, device=device)
+        return stored.t().detach().requires_grad_(self.requires_grad)
+
+
+class Make:
+    """Sample values, fresh and reproducible: each call draws from the row's own generator."""
+
+    def __init__(self, seed=0):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, *shape, noncontiguous=False):
+        return Leaf(self.rng.standard_normal(shape), noncontiguous=noncontiguous)
+
+    def positive(self, *shape, low=0.5, high=2.0):
+        return Leaf(self.rng.uniform(low, high, shape))
+
+    def away(self, *shape, margin=0.2):
+        """|x| >= margin: no value sits near a kink at 0."""
+        v = self.rng.standard_normal(shape)
+        return Leaf(np.where(v < 0, v - margin, v + margin))
+
+    def distinct(self, *shape, shift=0.0):
+        """Well separated values in random order: no ties for max/min/clamp."""
+        n = int(np.prod(shape))
+        return Leaf(((self.rng.permutation(n) - n / 2 + 0.5) * 0.37 + shift).reshape(shape))
+
+    @staticmethod
+    def values(values, requires_grad=True):
+        return Leaf(np.asarray(values, dtype=np.float64), requires_grad)
+
+    def constant(self, *shape):
+        return Leaf(self.rng.standard_normal(shape), requires_grad=False)
+
+
+class Sample:
+    """The arguments of one call; ``Leaf`` objects may sit inside lists and tuples."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+    def leaves(self):
+        found = []
+
+        def visit(value):
+            if isinstance(value, Leaf):
+                found.append(value)
+            elif isinstance(value, (list, tuple)):
+                for v in value:
+                    visit(v)
+
+        for value in (*self.args, *self.kwargs.values()):
+            visit(value)
+        return found
+
+    def arguments(self, M, tensors):
+        """The arguments with each ``Leaf`` replaced by its tensor from ``tensors`` (in
+        order) and each bool or integer array by a tensor on the first tensor's device."""
+        remaining = iter(tensors)
+        device = tensors[0].device if tensors else None
+
+        def fill(value):
+            if isinstance(value, Leaf):
+                return next(remaining)
+            if isinstance(value, np.ndarray):
+                return M.tensor(value, device=device)
+            if isinstance(value, (list, tuple)) and any(isinstance(v, (Leaf, np.ndarray)) for v in value):
+                return type(value)(fill(v) for v in value)
+            return value
+
+        args = tuple(fill(v) for v in self.args)
+        return args, {k: fill(v) for k, v in self.kwargs.items()}
+
+
+
+@dataclass(eq=False)
+class OpInfo:
+    """One operation (or one variant of it whose node differs) and how to test it."""
+
+    name: str
+    samples: object  # make -> list of Sample (a bare Leaf is a one-argument sample)
+    grad_fn: str  # the node's name in PyTorch, which nbgrad must match
+    saves: str  # one of SAVES
+    variant: str = ""
+    op: object = None  # (M, *args, **kwargs) -> tensor; default M.<name>, then the method
+    function: bool = True  # M.<name>(...) exists in both libraries
+    method: bool = True  # tensor.<name>(...) exists in both libraries
+    operator: object = None  # e.g. operator.add: the Python operator form
+    inplace: str = None  # the in-place method, e.g. "tanh_"
+    kinks: object = None  # make -> samples at points where the derivative is a convention
+    gradcheck: bool = True
+    second_order: bool = True
+    dtypes: tuple = ("float32", "float64")
+    # where nbgrad disagrees with PyTorch: check -> why ("parity", "saves", "torch_saves",
+    # "second_backward"); those tests are strict xfails
+    xfail: dict = field(default_factory=dict)
+    not_in_torch: str = None  # why PyTorch cannot run this row (an nbgrad extension)
+    seed: int = 0
+    forms: dict = field(init=False)
+
+    def __post_init__(self):
+        assert self.saves in SAVES, f"{self.id}: saves={self.saves!r} is not one of {sorted(SAVES)}"
+        self.forms = {}
+        if self.op is not None:
+            self.forms["op"] = self.op
+        if self.op is None and self.function:
+            self.forms["function"] = lambda M, *a, **k: getattr(M, self.name)(*a, **k)
+        if self.op is None and self.method:
+            self.forms["method"] = lambda M, x, *a, **k: getattr(x, self.name)(*a, **k)
+        if self.operator is not None:
+            self.forms["operator"] = lambda M, *a: self.operator(*a)
+
+    @property
+    def id(self):
+        return f"{self.name}_{self.variant}" if self.variant else self.name
+
+    @property
+    def call(self):
+        """The first form: the one gradcheck, saves and device tests use."""
+        return next(iter(self.forms.values()))
+
+    def sample_inputs(self, kinks=False):
+        source = self.kinks if kinks else self.samples
+        made = source(Make(self.seed)) if source else []
+        return [s if isinstance(s, Sample) else Sample(s) for s in made]
+
+
+def getitem(M, x, index):
+    return x[index]
+
+
+def setitem(M, x, index, value):
+    """``x[index] = value`` on a copy, so the leaf itself is never written."""
+    y = x.clone()
+    y[index] = value
+    return y
+
+
+def in_place_on_a_copy(method):
+    """``x.clone().<method>(...)``: an in-place-only operation, applied where it may be."""
+    return lambda M, x, *args: getattr(x.clone(), method)(*args)
+
+
+def bool_mask(*rows):
+    return np.array(rows, dtype=bool)
+
+
+S = Sample
+MATMUL_BROADCAST_LEFT = {
+    "parity": "nbgrad's matmul of a left operand broadcast over a batch ends in another node than "
+              "PyTorch's (UnsafeViewBackward0 / SqueezeBackward4 against CloneBackward0 / "
+              "UnsafeViewBackward0)",
+    "saves": "PyTorch saves a copy of the broadcast right operand, nbgrad the operand itself: "
+             "changing it in place makes nbgrad's backward refuse, PyTorch's not",
+    "torch_saves": "as for saves",
+}
+SAVES_INDICES = ("PyTorch frees the indices its node saved and refuses a second backward; nbgrad "
+                 "keeps them and walks the graph again")
+MAX_ROW_TIES = [3.0, 3.0, 1.0, 2.0, 5.0, 5.0]
+MIN_COLUMN_TIES = [1.0, 3.0, 1.0, 1.0, 5.0, 1.0]
+
+OPS = [
+    # -- arithmetic, broadcasting, numbers on either side ------------------------------
+    OpInfo("add", grad_fn="AddBackward0", saves="nothing", operator=operator.add, inplace="add_",
+           samples=lambda make: [S(make(3, 4), make(3, 4)), S(make(3, 4), make(4)),
+                                 S(make(2, 1, 3), make(4, 1)), S(make(3, 4), make()), S(make(), make()),
+                                 S(make(3, 4), 3.0), S(make(3, 1), make(1, 4), alpha=2.5),
+                                 S(make(3, 4, noncontiguous=True), make(3, 4))]),
+    OpInfo("add", variant="number_left", op=lambda M, a: 3.0 + a, grad_fn="AddBackward0", saves="nothing",
+           samples=lambda make: [make(3, 4)]),
+    OpInfo("sub", grad_fn="SubBackward0", saves="nothing", operator=operator.sub, inplace="sub_",
+           samples=lambda make: [S(make(3, 4), make(3, 1)), S(make(3, 4), make(4), alpha=0.5),
+                                 S(make(3, 4), 2.0)]),
+    OpInfo("rsub", grad_fn="RsubBackward1", saves="nothing", method=False,
+           samples=lambda make: [S(make(3, 4), 2.0)]),
+    OpInfo("rsub", variant="operator", op=lambda M, a: 2.0 - a, grad_fn="RsubBackward1", saves="nothing",
+           samples=lambda make: [make(3, 4)]),
+    OpInfo("mul", grad_fn="MulBackward0", saves="inputs", operator=operator.mul, inplace="mul_",
+           samples=lambda make: [S(make(3, 4), make(3, 4)), S(make(2, 3, 1), make(1, 4)), S(make(3, 4), make())]),
+    # the number is saved, not the tensor: changing the tensor afterwards is harmless
+    OpInfo("mul", variant="number", grad_fn="MulBackward0", saves="nothing", operator=operator.mul,
+           inplace="mul_", samples=lambda make: [S(make(3, 4), -1.7), S(make(), 2.0)]),
+    OpInfo("mul", variant="same_tensor", op=lambda M, a: a * a, grad_fn="MulBackward0", saves="input",
+           samples=lambda make: [make(3, 4)]),
+    OpInfo("div", grad_fn="DivBackward0", saves="inputs", operator=operator.truediv, inplace="div_",
+           samples=lambda make: [S(make(3, 4), make.away(3, 4)), S(make(3, 4), make.away(4))]),
+    OpInfo("div", variant="number", grad_fn="DivBackward0", saves="nothing", operator=operator.truediv,
+           inplace="div_", samples=lambda make: [S(make(3, 4), 3.0)]),
+    # PyTorch computes number / tensor as tensor.reciprocal() * number
+    OpInfo("div", variant="number_left", op=lambda M, a: 2.0 / a, grad_fn="MulBackward0", saves="nothing",
+           samples=lambda make: [make.away(3, 4)]),
+    OpInfo("neg", grad_fn="NegBackward0", saves="nothing", operator=operator.neg, inplace="neg_",
+           samples=lambda make: [make(3, 4), make()]),
+    # -- powers ----------------------------------------------------------------------
+    OpInfo("pow", grad_fn="PowBackward0", saves="input", operator=operator.pow, inplace="pow_",
+           samples=lambda make: [S(make.positive(3, 4), 2.5), S(make(3, 4), 3), S(make(3, 4), 2),
+                                 S(make.positive(3, 4), -1.5), S(make(3, 4), 0), S(make.positive(3, 4), 0.5)],
+           kinks=lambda make: [S(make.values([0.0, 2.0]), 0), S(make.values([0.0, 4.0]), 0.5)]),
+    OpInfo("pow", variant="tensor", grad_fn="PowBackward1", saves="inputs+output", operator=operator.pow,
+           inplace="pow_",
+           samples=lambda make: [S(make.positive(3, 4), make(3, 4)), S(make.positive(3, 4), make(4)),
+                                 S(make.positive(4), make(3, 4)), S(make.positive(3, 1), make(1, 4))],
+           kinks=lambda make: [S(make.values([0.0, 0.0, 4.0]), make.values([2.0, 0.0, 0.5]))]),
+    OpInfo("pow", variant="number_left", op=lambda M, b, base: base ** b, grad_fn="PowBackward2",
+           saves="input+output", xfail={reason: "nbgrad's PowBackward2 saves only the result (its gradient "
+                                                 "is result * log(base)), PyTorch's the exponent too"
+                                        for reason in ("saves", "torch_saves")},
+           samples=lambda make: [S(make(3, 4), 2.0), S(make(3, 4), 0.7)]),
+    OpInfo("square", grad_fn="PowBackward0", saves="input", samples=lambda make: [make(3, 4)]),
+    OpInfo("reciprocal", grad_fn="ReciprocalBackward0", saves="output",
+           samples=lambda make: [make.away(3, 4), make.away(5)]),
+    # -- elementwise math ------------------------------------------------------------
+    OpInfo("abs", grad_fn="AbsBackward0", saves="input", operator=abs,
+           samples=lambda make: [make.away(3, 4)], kinks=lambda make: [make.values([0.0, -1.0, 2.0, 0.0])]),
+    OpInfo("exp", grad_fn="ExpBackward0", saves="output", inplace="exp_", samples=lambda make: [make(3, 4), make()]),
+    OpInfo("log", grad_fn="LogBackward0", saves="input", samples=lambda make: [make.positive(3, 4)]),
+    OpInfo("sqrt", grad_fn="SqrtBackward0", saves="output", samples=lambda make: [make.positive(3, 4)],
+           kinks=lambda make: [make.values([0.0, 4.0])]),
+    OpInfo("sin", grad_fn="SinBackward0", saves="input", samples=lambda make: [make(3, 4), make()]),
+    OpInfo("cos", grad_fn="CosBackward0", saves="input", samples=lambda make: [make(3, 4)]),
+    OpInfo("tanh", grad_fn="TanhBackward0", saves="output", inplace="tanh_",
+           samples=lambda make: [make(3, 4), make(3, 4, noncontiguous=True)]),
+    OpInfo("sigmoid", grad_fn="SigmoidBackward0", saves="output", inplace="sigmoid_",
+           # large inputs as well: the formula must not overflow
+           samples=lambda make: [make(3, 4), make.values(np.linspace(-20.0, 20.0, 12))]),
+    OpInfo("relu", grad_fn="ReluBackward0", saves="output", inplace="relu_",
+           samples=lambda make: [make.away(3, 4)], kinks=lambda make: [make.values([0.0, -1.0, 2.0, 0.0])]),
+    # -- steps: a zero gradient everywhere (and a convention at the steps) -------------
+    *(OpInfo(name, grad_fn=node, saves="nothing", samples=lambda make: [make.values([-1.3, -0.7, 0.2, 1.7, 2.3])],
+             kinks=lambda make: [make.values([-1.5, -0.5, 0.0, 0.5, 1.0, 1.5, 2.3])])
+      for name, node in [("sign", "SignBackward0"), ("floor", "FloorBackward0"), ("ceil", "CeilBackward0"),
+                         ("trunc", "TruncBackward0"), ("round", "RoundBackward0")]),
+    OpInfo("round", variant="decimals", grad_fn="RoundBackward1", saves="nothing", function=False,
+           samples=lambda make: [S(make.values([-1.32, 0.27, 1.71]), decimals=1)]),
+    # -- clamping and choosing -------------------------------------------------------
+    OpInfo("clamp", grad_fn="ClampBackward1", saves="input", inplace="clamp_",
+           samples=lambda make: [S(make.away(3, 4, margin=0.3), min=0.1), S(make.away(3, 4, margin=0.3), max=-0.1),
+                                 S(make.distinct(4, 5), -0.5, 0.6), S(make.distinct(20), min=-0.4, max=0.45)],
+           kinks=lambda make: [S(make.values([0.5, 0.0, 1.0]), min=0.5), S(make.values([0.5, 0.0, 1.0]), max=0.5),
+                               S(make.values([-1.0, 1.0, 0.0, 2.0]), -1.0, 1.0),
+                               S(make.values([-2.0, 0.0, 2.0]), 1.0, -1.0)]),  # min > max
+    OpInfo("clip", grad_fn="ClampBackward1", saves="input", samples=lambda make: [S(make.distinct(20), -0.4, 0.45)]),
+    OpInfo("clamp", variant="tensor", grad_fn="ClampBackward0", saves="inputs", inplace="clamp_",
+           samples=lambda make: [S(make.distinct(3, 4), min=make.values([-0.1, 0.3, -0.5, 0.05])),
+                                 S(make.distinct(3, 4), max=make.values([[0.1], [-0.3], [0.5]])),
+                                 S(make.distinct(3, 4), make.values([-0.2, -0.5, 0.05, -1.0]),
+                                   make.values([0.3, 0.6, 0.5, 0.1]))],
+           kinks=lambda make: [S(make.values([0.5, 1.0, 3.0]), min=make.values([0.5, 0.0, 3.0]))]),
+    OpInfo("clamp", variant="tensor_and_number", grad_fn="ClampBackward0", saves="inputs", inplace="clamp_",
+           not_in_torch="PyTorch's clamp takes both bounds as tensors or both as numbers",
+           samples=lambda make: [S(make.distinct(3, 4), make.values([-0.2, -0.5, 0.05, -1.0]), 0.5)]),
+    *(OpInfo(name, grad_fn=node, saves="inputs",
+             samples=lambda make: [S(make.distinct(3, 4), make.distinct(3, 4, shift=0.01)),
+                                   S(make.distinct(3, 4), make.values([0.03, -0.2, 0.5, 0.1])),
+                                   S(make.distinct(3, 4), make.values([[0.03], [-0.2], [0.5]]))],
+             kinks=lambda make: [S(make.values([1.0, 2.0, 3.0]), make.values([1.0, 0.0, 3.0])),
+                                 S(make.values([[3.0, 1.0, 3.0], [3.0, 2.0, 0.0]]), make.values([3.0, 3.0, 3.0]))])
+      for name, node in [("maximum", "MaximumBackward0"), ("minimum", "MinimumBackward0")]),
+    OpInfo("maximum", variant="self", op=lambda M, a: M.maximum(a, a), grad_fn="MaximumBackward0", saves="input",
+           samples=lambda make: [make.distinct(3, 4)], kinks=lambda make: [make.values([1.0, 2.0, 3.0])]),
+    OpInfo("max", variant="binary", grad_fn="MaximumBackward0", saves="inputs",
+           samples=lambda make: [S(make.distinct(3, 4), make.distinct(3, 4, shift=0.01))],
+           kinks=lambda make: [S(make.values([[3.0, 1.0], [3.0, 2.0]]), make.values([[3.0, 2.0], [3.0, 1.0]]))]),
+    # where saves its condition, which the caller cannot pass to backward differently
+    OpInfo("where", grad_fn="WhereBackward0", saves="nothing", method=False,
+           samples=lambda make: [S(bool_mask([True, False, True, False]), make(3, 4), make(3, 4)),
+                                 S(bool_mask([True], [False], [True]), make(3, 4), make(4)),
+                                 S(bool_mask([True, False], [False, True]), make(2, 2), 0.5),
+                                 S(bool_mask([True], [False], [True]), make(4), 0.5),
+                                 S(bool_mask(True, False, True), 1.0, make(3))]),
+    # the same tensor in both branches and in the condition: the branch not taken gets zeros
+    OpInfo("where", variant="same_tensor", op=lambda M, x: M.where(x > 0, x, x * 0), grad_fn="WhereBackward0",
+           saves="nothing", samples=lambda make: [make.away(3, 4)], kinks=lambda make: [make.values([-1.0, 2.0])]),
+    OpInfo("where", variant="method", op=lambda M, a, condition, b: a.where(condition, b), grad_fn="WhereBackward0",
+           saves="nothing", samples=lambda make: [S(make(3, 4), bool_mask([True, False, False, True]), make(1, 4))]),
+    OpInfo("masked_fill", grad_fn="MaskedFillBackward0", saves="nothing", inplace="masked_fill_",
+           samples=lambda make: [S(make(3, 4), bool_mask(True, False, False, True), 2.0),
+                                 S(make(3, 4), bool_mask([True], [False], [True]), -1.0)]),
+    # -- reductions ------------------------------------------------------------------
+    OpInfo("sum", grad_fn="SumBackward0", saves="nothing", samples=lambda make: [make(3, 4), make()]),
+    OpInfo("sum", variant="dim", grad_fn="SumBackward1", saves="nothing",
+           samples=lambda make: [S(make(3, 4), 0), S(make(2, 3, 4), -1), S(make(2, 3, 4), (0, 2)),
+                                 S(make(2, 3, 4), 1, keepdim=True), S(make(2, 3, 4), (0, -1), keepdim=True),
+                                 S(make(2, 3, 4), dim=1)]),
+    OpInfo("mean", grad_fn="MeanBackward0", saves="nothing", samples=lambda make: [make(3, 4)]),
+    OpInfo("mean", variant="dim", grad_fn="MeanBackward1", saves="nothing",
+           samples=lambda make: [S(make(3, 4), 1), S(make(2, 3, 4), (0, 1)), S(make(2, 3, 4), -1, keepdim=True),
+                                 S(make(2, 3, 4), (1, 2), True)]),
+    OpInfo("var", grad_fn="VarBackward0", saves="input",
+           samples=lambda make: [make(3, 4), S(make(3, 4), correction=0), S(make(3, 4), unbiased=False),
+                                 S(make(3, 4), 1), S(make(2, 3, 4), (0, 2), keepdim=True),
+                                 S(make(3, 4), 0, correction=0)]),
+    OpInfo("std", grad_fn="StdBackward0", saves="input+output",
+           samples=lambda make: [make(3, 4), S(make(3, 4), correction=0), S(make(3, 4), 1),
+                                 S(make(2, 3, 4), (0, 2), keepdim=True), S(make(3, 4), -1, correction=0)]),
+    *(OpInfo(name, grad_fn=node, saves="input+output", samples=lambda make: [make.distinct(3, 4)],
+             kinks=lambda make: [make.values([1.0, 3.0, 3.0, 3.0, 2.0]), make.values([1.0, 3.0, 1.0, 2.0])])
+      for name, node in [("max", "MaxBackward1"), ("min", "MinBackward1")]),
+    # max(dim) saves the indices it chose
+    *(OpInfo(name, variant="dim", op=lambda M, a, *args, name=name, **kw: getattr(a, name)(*args, **kw)[0],
+             grad_fn=node, saves="nothing",
+             samples=lambda make: [S(make.distinct(3, 4), 1), S(make.distinct(3, 4), 0, keepdim=True),
+                                   S(make.distinct(2, 3, 4), -1), S(make.distinct(2, 3, 4), dim=1)],
+             kinks=lambda make: [S(make.values(np.reshape(MAX_ROW_TIES, (2, 3))), 1),
+                                 S(make.values(np.reshape(MIN_COLUMN_TIES, (2, 3))), 0),
+                                 S(make.values([[3.0, 1.0, 3.0], [3.0, 2.0, 0.0]]), 1, keepdim=True)])
+      for name, node in [("max", "MaxBackward0"), ("min", "MinBackward0")]),
+    OpInfo("max", variant="dim_values", op=lambda M, a, dim: M.max(a, dim=dim).values, grad_fn="MaxBackward0",
+           saves="nothing", samples=lambda make: [S(make.distinct(2, 3, 4), 1)]),
+    *(OpInfo(name, grad_fn=node, saves="input+output",
+             samples=lambda make: [make.distinct(3, 4), S(make.distinct(3, 4), 1),
+                                   S(make.distinct(2, 3, 4), (0, 2), keepdim=True), S(make.distinct(2, 3, 4), (0, 1))],
+             kinks=lambda make: [make.values([1.0, 3.0, 3.0, 3.0, 2.0]), S(make.values(np.reshape(MAX_ROW_TIES, (2, 3))), 1),
+                                 S(make.values(np.reshape(MIN_COLUMN_TIES, (2, 3))), 0)])
+      for name, node in [("amax", "AmaxBackward0"), ("amin", "AminBackward0")]),
+    OpInfo("norm", grad_fn="LinalgVectorNormBackward0", saves="input+output",
+           samples=lambda make: [make(3, 4), S(make(3, 4), 2, dim=1), S(make.away(3, 4), p=1),
+                                 S(make.away(3, 4), 1, dim=0, keepdim=True), S(make.distinct(3, 4, shift=0.01), p=np.inf),
+                                 S(make.distinct(3, 4, shift=0.01), float("inf"), dim=1), S(make.away(3, 4), p=3),
+                                 S(make.away(2, 3, 4), 3, dim=(0, 2)), S(make.away(3, 4), p=1.5, dim=-1)],
+           kinks=lambda make: [make.values([0.0, 0.0, 0.0]), S(make.values([[0.0, 0.0], [3.0, 4.0]]), dim=1),
+                               S(make.values([0.0, -1.0, 2.0]), p=1), S(make.values([-3.0, 3.0, 1.0, 3.0]), p=np.inf),
+                               S(make.values([0.0, 0.0]), p=3)]),
+    OpInfo("logsumexp", grad_fn="LogsumexpBackward0", saves="input+output",
+           samples=lambda make: [S(make(3, 4), 1), S(make(2, 3, 4), (0, 2), keepdim=True),
+                                 S(make.values(np.linspace(-300.0, 300.0, 12).reshape(3, 4)), 0)],
+           kinks=lambda make: [S(make.values([-np.inf, 0.0, 1.0]), 0)]),
+    *(OpInfo(name, grad_fn=node, saves="output",
+             samples=lambda make: [S(make(3, 4), 1), S(make(3, 4), dim=0), S(make(2, 3, 4), -1)])
+      for name, node in [("softmax", "SoftmaxBackward0"), ("log_softmax", "LogSoftmaxBackward0")]),
+    OpInfo("sum_to_size", grad_fn="SumBackward1", saves="nothing", function=False,
+           samples=lambda make: [S(make(3, 4), 1, 4)]),
+    OpInfo("sum_to_size", variant="fewer_dims", grad_fn="ViewBackward0", saves="nothing", function=False,
+           xfail={"parity": "PyTorch sums away leading dimensions, then views (ViewBackward0); "
+                            "nbgrad records one SumBackward1"},
+           samples=lambda make: [S(make(2, 3, 4), 3, 1), S(make(2, 3, 4), (4,))]),
+    # -- linear algebra: matmul's node depends on the operands' dimensions --------------
+    OpInfo("mm", grad_fn="MmBackward0", saves="inputs",
+           samples=lambda make: [S(make(3, 4), make(4, 2)), S(make(2, 3), make(3, 5))]),
+    # the constant's counterpart is not needed: only the constant is saved
+    OpInfo("mm", variant="constant", grad_fn="MmBackward0", saves="other",
+           samples=lambda make: [S(make(3, 4), make.constant(4, 2))]),
+    OpInfo("mv", grad_fn="MvBackward0", saves="inputs", samples=lambda make: [S(make(3, 4), make(4))]),
+    OpInfo("bmm", grad_fn="BmmBackward0", saves="inputs", function=False,
+           samples=lambda make: [S(make(2, 3, 4), make(2, 4, 5))]),
+    OpInfo("dot", grad_fn="DotBackward0", saves="inputs", samples=lambda make: [S(make(5), make(5))]),
+    *(OpInfo("matmul", variant=variant, grad_fn=node, saves=saves, operator=operator.matmul, xfail=xfail,
+             samples=lambda make, shapes=shapes: [S(make(*a), make(*b)) for a, b in shapes])
+      for variant, node, saves, shapes, xfail in [
+          ("1d_1d", "DotBackward0", "inputs", [((4,), (4,))], {}),
+          ("2d_1d", "MvBackward0", "inputs", [((3, 4), (4,))], {}),
+          ("1d_2d", "SqueezeBackward4", "inputs", [((3,), (3, 4))], {}),
+          ("2d_2d", "MmBackward0", "inputs", [((3, 4), (4, 2))], {}),
+          ("batched", "UnsafeViewBackward0", "inputs", [((2, 3, 4), (2, 4, 2)), ((2, 3, 4), (4, 2)), ((2, 3, 4), (4,))], {}),
+          # both operands are broadcast to copies: the copies are saved
+          ("batched_broadcast", "UnsafeViewBackward0", "nothing", [((2, 1, 3, 4), (5, 4, 2))], {}),
+          # PyTorch copies the broadcast right operand and saves the copy; nbgrad saves it itself
+          ("2d_3d", "CloneBackward0", "input", [((3, 4), (2, 4, 2))], MATMUL_BROADCAST_LEFT),
+          ("1d_3d", "UnsafeViewBackward0", "input", [((3,), (2, 3, 4))], MATMUL_BROADCAST_LEFT),
+          ("batch_of_one_3d", "CloneBackward0", "input", [((1, 3, 4), (2, 4, 2))], MATMUL_BROADCAST_LEFT),
+      ]),
+    # -- shapes and views ------------------------------------------------------------
+    OpInfo("view", grad_fn="ViewBackward0", saves="nothing", function=False,
+           samples=lambda make: [S(make(3, 4), 4, 3), S(make(3, 4), -1), S(make(3, 4), (2, 6))]),
+    OpInfo("view_as", grad_fn="ViewBackward0", saves="nothing", function=False,
+           samples=lambda make: [S(make(3, 4), make.constant(2, 6))]),
+    OpInfo("reshape", grad_fn="ViewBackward0", saves="nothing",
+           samples=lambda make: [S(make(3, 4), (2, 6)), S(make(3, 4), (-1,))]),
+    # a non-contiguous input cannot be viewed: reshape copies it
+    OpInfo("reshape", variant="copy", grad_fn="UnsafeViewBackward0", saves="nothing",
+           samples=lambda make: [S(make(4, 3, noncontiguous=True), (-1,)), S(make(4, 3, noncontiguous=True), (2, 6))]),
+    OpInfo("flatten", grad_fn="ViewBackward0", saves="nothing",
+           samples=lambda make: [make(3, 4), make(2, 3, 4), S(make(2, 3, 4), 1), S(make(2, 3, 4), 0, 1)]),
+    OpInfo("flatten", variant="copy", grad_fn="UnsafeViewBackward0", saves="nothing",
+           samples=lambda make: [make(4, 3, noncontiguous=True)]),
+    OpInfo("squeeze", grad_fn="SqueezeBackward0", saves="nothing",
+           samples=lambda make: [make(3, 1, 4), make(3, 1, 4, 1), make(1, 1)]),
+    OpInfo("squeeze", variant="dim", grad_fn="SqueezeBackward1", saves="nothing",
+           samples=lambda make: [S(make(3, 1, 4), 1), S(make(3, 1, 4), -2), S(make(3, 1, 4), 0)]),  # 0: nothing to do
+    OpInfo("squeeze", variant="dims", grad_fn="SqueezeBackward2", saves="nothing",
+           samples=lambda make: [S(make(3, 1, 4), (1,)), S(make(1, 3, 1), (0, 2)), S(make(3, 1, 4, 1), (1, 3))]),
+    OpInfo("unsqueeze", grad_fn="UnsqueezeBackward0", saves="nothing",
+           samples=lambda make: [S(make(3, 4), 0), S(make(3, 4), 1), S(make(3, 4), -1), S(make(), 0)]),
+    OpInfo("select", grad_fn="SelectBackward0", saves="nothing",
+           samples=lambda make: [S(make(3, 4), 0, 1), S(make(2, 3, 4), -1, 2), S(make(3, 4), 1, -1)]),
+    OpInfo("t", grad_fn="TBackward0", saves="nothing", samples=lambda make: [make(3, 4), make(3)]),
+    OpInfo("T", op=lambda M, a: a.T, grad_fn="PermuteBackward0", saves="nothing", samples=lambda make: [make(3, 4)]),
+    OpInfo("transpose", grad_fn="TransposeBackward0", saves="nothing",
+           samples=lambda make: [S(make(3, 4), 0, 1), S(make(2, 3, 4), 0, 2), S(make(2, 3, 4), -1, 0)]),
+    OpInfo("permute", grad_fn="PermuteBackward0", saves="nothing",
+           samples=lambda make: [S(make(3, 4), (1, 0)), S(make(2, 3, 4), (2, 0, 1))]),
+    OpInfo("expand", grad_fn="ExpandBackward0", saves="nothing", function=False,
+           samples=lambda make: [S(make(3, 1), 3, 4), S(make(4), 2, 3, 4), S(make(3, 1), 2, -1, 4), S(make(), (2, 2))]),
+    OpInfo("expand_as", grad_fn="ExpandBackward0", saves="nothing", function=False,
+           samples=lambda make: [S(make(1, 4), make.constant(3, 4))]),
+    OpInfo("contiguous", grad_fn="CloneBackward0", saves="nothing", function=False,
+           samples=lambda make: [make(3, 4, noncontiguous=True)]),
+    OpInfo("unbind", op=lambda M, a, dim: a.unbind(dim)[1], grad_fn="UnbindBackward0", saves="nothing",
+           xfail={"torch_saves": "PyTorch refuses a backward through one of unbind's views once their "
+                                 "base changed in place (views of a multi-output function); nbgrad allows it"},
+           samples=lambda make: [S(make(3, 4), 0), S(make(3, 4), 1)]),
+    # -- indexing: the node depends on the kind of index -------------------------------
+    OpInfo("getitem", variant="select", op=getitem, grad_fn="SelectBackward0", saves="nothing",
+           samples=lambda make: [S(make(3, 4), 1), S(make(3, 4), (-1, 2)), S(make(2, 3, 4), (Ellipsis, 1)),
+                                 S(make(2, 3, 4), (0, Ellipsis))]),
+    OpInfo("getitem", variant="slice", op=getitem, grad_fn="SliceBackward0", saves="nothing",
+           samples=lambda make: [S(make(4, 3), slice(1, 3)), S(make(5, 6), (slice(None, None, 2), slice(1, None, 2))),
+                                 S(make(3, 4), (slice(None), slice(1, None)))]),
+    OpInfo("getitem", variant="none", op=getitem, grad_fn="UnsqueezeBackward0", saves="nothing",
+           samples=lambda make: [S(make(3, 4), (None, slice(None), None)), S(make(3, 4), None)]),
+    OpInfo("getitem", variant="ellipsis", op=getitem, grad_fn="AliasBackward0", saves="nothing",
+           samples=lambda make: [S(make(3, 4), Ellipsis)]),
+    # advanced indexing saves the indices
+    OpInfo("getitem", variant="advanced", op=getitem, grad_fn="IndexBackward0", saves="nothing",
+           xfail={"second_backward": SAVES_INDICES},
+           samples=lambda make: [S(make(3, 4), [0, 2, 0, 0]), S(make(4), np.array([1, 1, 3])),
+                                 S(make(3, 4), ([0, 2, 2], [1, 1, 3])), S(make(3, 4), bool_mask(True, False, True)),
+                                 S(make.values([[0.5, -1.0], [2.0, -0.3]]), bool_mask([True, False], [True, False]))]),
+    OpInfo("getitem", variant="advanced_after_slice", op=getitem, grad_fn="IndexBackward0", saves="nothing",
+           xfail={"second_backward": SAVES_INDICES,
+                  "parity": "PyTorch records the basic part of a mixed index as its own node "
+                            "(IndexBackward0 over SliceBackward0); nbgrad folds it into IndexBackward0"},
+           samples=lambda make: [S(make(3, 4), (slice(1, None), [0, 0, 3])),
+                                 S(make(3, 4), (None, slice(1, None), [2, 0, 2]))]),
+    # -- joining, copying, converting ------------------------------------------------
+    OpInfo("cat", op=lambda M, *tensors, dim=0: M.cat(tensors, dim), grad_fn="CatBackward0", saves="nothing",
+           samples=lambda make: [S(make(2, 3), make(4, 3)), S(make(2, 3), make(2, 1), make(2, 2), dim=1),
+                                 S(make(2, 3, 1), make(2, 3, 2), dim=-1)]),
+    OpInfo("cat", variant="same_tensor", op=lambda M, a: M.cat([a, a * 2, a]), grad_fn="CatBackward0",
+           saves="nothing", samples=lambda make: [make(2, 3)]),
+    OpInfo("stack", op=lambda M, *tensors, dim=0: M.stack(tensors, dim), grad_fn="StackBackward0", saves="nothing",
+           samples=lambda make: [S(make(2, 3), make(2, 3)), S(make(2, 3), make(2, 3), make(2, 3), dim=1),
+                                 S(make(2, 3), make(2, 3), dim=-1)]),
+    OpInfo("clone", grad_fn="CloneBackward0", saves="nothing", samples=lambda make: [make(3, 4)]),
+    # float32 -> float64 copies; a float64 input is returned as it is (no node)
+    OpInfo("to", op=lambda M, a, *args, **kwargs: a.to(M.float64, *args, **kwargs), grad_fn="ToCopyBackward0",
+           saves="nothing", dtypes=("float32",), samples=lambda make: [make(3, 4), S(make(3, 4), copy=True)]),
+    OpInfo("double", grad_fn="ToCopyBackward0", saves="nothing", function=False, dtypes=("float32",),
+           samples=lambda make: [make(3, 4)]),
+    # -- operations that exist only in place, applied to a copy --------------------------
+    OpInfo("fill_", op=in_place_on_a_copy("fill_"), grad_fn="FillBackward2", saves="nothing",
+           samples=lambda make: [S(make(3, 4), 2.0)]),
+    OpInfo("zero_", op=in_place_on_a_copy("zero_"), grad_fn="ZeroBackward0", saves="nothing",
+           samples=lambda make: [make(3, 4)]),
+    OpInfo("copy_", op=in_place_on_a_copy("copy_"), grad_fn="CopyBackwards", saves="nothing",
+           samples=lambda make: [S(make(3, 4), make(3, 4)), S(make(3, 4), make(4))]),
+    OpInfo("setitem", variant="basic", op=setitem, grad_fn="CopySlices", saves="nothing",
+           xfail={"second_backward": SAVES_INDICES},
+           samples=lambda make: [S(make(3, 4), (slice(None), 1), make(3)), S(make(3, 4), (0, slice(None, None, 2)), 3.0),
+                                 S(make(2, 2), 0, make(2))]),
+    OpInfo("setitem", variant="advanced", op=setitem, grad_fn="IndexPutBackward0", saves="nothing",
+           xfail={"second_backward": SAVES_INDICES},
+           samples=lambda make: [S(make(3, 4), ([0, 2],), make(2, 4)), S(make(3, 4), bool_mask(True, False, True), make(4)),
+                                 S(make(3, 2), [0, 2], 0.5)]),
+    *(OpInfo("setitem", variant=variant, op=setitem, grad_fn=node, saves="nothing",
+             xfail={"second_backward": SAVES_INDICES,
+                    "parity": "PyTorch records the broadcast of the assigned value (ExpandBackward0 / "
+                              "ViewBackward0); nbgrad's node takes the value's gradient directly"},
+             samples=lambda make, samples=samples: samples(make))
+      for variant, node, samples in [
+          ("basic_broadcast_value", "CopySlices", lambda make: [S(make(3, 4), (slice(1, None),), make(4))]),
+          ("advanced_broadcast_value", "IndexPutBackward0",
+           lambda make: [S(make(3, 4), ([2, 0], [1, 3]), make(1)), S(make(3, 4), np.array([2, 0]), make(1, 4))]),
+      ]),
+]
+
+
+# pytest names each test after its row: two rows with one id would hide each other
+DUPLICATE_IDS = sorted({row.id for row in OPS if [r.id for r in OPS].count(row.id) > 1})
+assert not DUPLICATE_IDS, f"rows share an id: {DUPLICATE_IDS}"
+
+
+def structure(fn, depth=4):
+    """A graph node as (class name, ((next structure, output_nr), ...))."""
+    if fn is None:
+        return None
+    if depth == 0:
+        return type(fn).__name__
+    return (type(fn).__name__, tuple((structure(f, depth - 1), nr) for f, nr in fn.next_functions))
