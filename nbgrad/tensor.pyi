@@ -522,7 +522,7 @@ class Tensor:
         """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
 
     def reciprocal(self):
-        """``1 / input``, element by element."""
+        """``1 / input``, element by element (``inf`` at 0)."""
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""

@@ -47,7 +47,9 @@ def tensor_method(name=None):
     (which is ``where(condition, x, y)``) or ``x.new_zeros(size)``.
     """
     def bind_it(function):
-        bind(name or function.__name__, function)
+        method = name or function.__name__
+        function.__name__, function.__qualname__ = method, f"Tensor.{method}"  # for help()
+        bind(method, function)
         return function
     return bind_it
 
