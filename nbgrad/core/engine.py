@@ -50,7 +50,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         _accumulate(buffers, ready, node, output_nr, grad)
 
     pop, push = heapq.heappop, heapq.heappush  # local names: this loop is the hot path
-    arrays_only = not create_graph  # a node's fast_apply, where it has one, may be used
+    arrays_only = not create_graph  # then a node's fast_apply runs, where it has one
     # Like PyTorch, backward is silent about inf/nan it produces (e.g. sqrt' at 0).
     with set_grad_enabled(create_graph), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         while ready:
@@ -62,9 +62,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 _capture(node, grads, captured)
                 if node not in needed:
                     continue
-            apply = node.fast_apply if arrays_only else None
-            if apply is None:
-                apply = node.apply
+            apply = node.apply_without_graph if arrays_only else node.apply
             grad_inputs = apply(*grads) if node._hooks is None else _call_node(node, apply, grads)
             if node._saved and not retain_graph:
                 node._release()

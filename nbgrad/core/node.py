@@ -48,7 +48,13 @@ class Node:
     # arrays, which the engine calls when backward builds no graph (``create_graph=False``).
     # ``apply`` stays the formula the chapters show, and the one that ``create_graph=True``
     # differentiates again; a test checks that the two agree for every node that has both.
+    # ``apply_without_graph`` is whichever of the two the engine calls then, decided once
+    # per class rather than on every node.
     fast_apply = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.apply_without_graph = cls.apply if cls.fast_apply is None else cls.fast_apply
 
     def __init__(self, next_nodes=(), output_nrs=()):
         self._next_nodes = next_nodes
