@@ -30,7 +30,7 @@ import weakref
 import numpy as np
 
 from . import backend, dtypes, printing
-from .core.grad_mode import is_grad_enabled
+from .core.grad_mode import grad_mode
 from .core.node import add_hook
 
 _ndarray = np.ndarray
@@ -338,7 +338,7 @@ class Tensor:
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
                 "to copy the tensor to host memory first."
             )
-        if self._requires_grad and is_grad_enabled():
+        if self._requires_grad and grad_mode.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -411,7 +411,7 @@ class Tensor:
 
     def _scalar(self, kind):
         if self._data.size != 1:
-            raise ValueError(f"only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return kind(self._data.item())
 
     def __float__(self):

@@ -21,10 +21,10 @@ receives *is* the node that becomes the outputs' ``grad_fn``.
 """
 
 from ..backend import array_module
-from ..tensor import Tensor
-from ..core.grad_mode import is_grad_enabled, no_grad
-from .graph import attach, next_edges
+from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedOutput, SavedTensor
+from ..tensor import Tensor
+from .graph import attach, next_edges, should_record
 
 
 class FunctionCtx:
@@ -153,7 +153,7 @@ class Function:
     def apply(cls, *args, **kwargs):
         tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = [args[i] for i in tensor_positions]
-        recording = is_grad_enabled() and any(t._requires_grad for t in tensors)
+        recording = should_record(*tensors)
         ctx = cls._backward_cls(*next_edges(tensors)) if recording else cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx.tensor_positions = tensor_positions

@@ -9,7 +9,7 @@ Every operation does the same three things when it records itself:
 
 import weakref
 
-from ..core.grad_mode import is_grad_enabled
+from ..core.grad_mode import grad_mode
 from ..core.node import AccumulateGrad, SavedOutput, SavedTensor, attach
 from ..tensor import Tensor
 
@@ -21,7 +21,7 @@ def should_record(*operands):
     them is a tensor that requires grad (numbers and ``None`` never do)."""
     for value in operands:
         if getattr(value, "_requires_grad", False):
-            return is_grad_enabled()
+            return grad_mode.enabled
     return False
 
 

@@ -8,15 +8,19 @@ import functools
 import threading
 
 
-class _GradState(threading.local):
+class GradMode(threading.local):
+    """The switch, one per thread: ``grad_mode.enabled``. nbgrad reads it this one way (an
+    attribute: it is read on every operation); ``is_grad_enabled()`` is PyTorch's API."""
+
     enabled = True
 
 
-_state = _GradState()
+grad_mode = GradMode()
 
 
 def is_grad_enabled():
-    return _state.enabled
+    """Whether operations are recorded now (in this thread)."""
+    return grad_mode.enabled
 
 
 class _GradModeContext:
@@ -25,11 +29,11 @@ class _GradModeContext:
     mode = None
 
     def __enter__(self):
-        self._previous = _state.enabled
-        _state.enabled = self.mode
+        self._previous = grad_mode.enabled
+        grad_mode.enabled = self.mode
 
     def __exit__(self, *exc):
-        _state.enabled = self._previous
+        grad_mode.enabled = self._previous
         return False
 
     def __call__(self, func):
@@ -60,21 +64,21 @@ class set_grad_enabled(_GradModeContext):
     """``set_grad_enabled(False)`` is ``no_grad()``; used as a plain call it sets the mode."""
 
     def __init__(self, mode):
-        self._previous = _state.enabled
+        self._previous = grad_mode.enabled
         self.mode = bool(mode)
-        _state.enabled = self.mode
+        grad_mode.enabled = self.mode
 
     def _args(self):
         return (self.mode,)
 
     def __call__(self, func):
         # As a decorator it must not leave the mode switched at decoration time.
-        _state.enabled = self._previous
+        grad_mode.enabled = self._previous
         return super().__call__(func)
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        _state.enabled = self._previous
+        grad_mode.enabled = self._previous
         return False

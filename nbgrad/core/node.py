@@ -25,7 +25,7 @@ import itertools
 import re
 import weakref
 
-from .grad_mode import is_grad_enabled
+from .grad_mode import grad_mode
 
 _sequence = itertools.count()
 _FREED = object()
@@ -179,7 +179,7 @@ class AccumulateGrad(Node):
         if not variable._requires_grad:  # requires_grad_(False) after the graph was built
             return ()
         current = variable._grad
-        recording = is_grad_enabled()  # create_graph=True: .grad becomes part of a graph
+        recording = grad_mode.enabled  # create_graph=True: .grad becomes part of a graph
         if current is None:
             # A fresh array: the incoming gradient may be shared with another leaf or be a
             # read-only broadcast, and .grad is later updated in place.
@@ -235,7 +235,7 @@ class SavedOutput:
             probe = self.tensor_type._make(self.data)
             raise RuntimeError(_modified_message(probe, node, self.output_nr, self.version, self.vc[0]))
         out = self.tensor_type._make(self.data, vc=self.vc)
-        if is_grad_enabled() and self.requires_grad:
+        if grad_mode.enabled and self.requires_grad:
             attach(out, node, self.output_nr)
         return out
 

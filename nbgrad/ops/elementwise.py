@@ -10,7 +10,7 @@
 import numpy as np
 
 from ..autograd.graph import OUTPUT, record, should_record
-from ..core.grad_mode import is_grad_enabled
+from ..core.grad_mode import grad_mode
 from ..tensor import Tensor
 from .operands import broadcast_error, floating, operand, promoted, shape_of, tensor_operand
 
@@ -73,7 +73,7 @@ def binary(op, input, other, compute):
         data = compute(x, y)
     except ValueError:
         raise broadcast_error(shape_of(x), shape_of(y)) from None
-    return input, other, Tensor._make(data), requires_grad and is_grad_enabled()
+    return input, other, Tensor._make(data), requires_grad and grad_mode.enabled
 
 
 def needs_grad(value):

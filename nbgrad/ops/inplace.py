@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import backend, dtypes
 from ..autograd.graph import attach, edge_of, should_record
-from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..core.grad_mode import enable_grad, grad_mode, no_grad
 from ..core.node import Node, SavedOutput, short_name
 from ..tensor import Tensor
 from .operands import tensor_operand
@@ -40,7 +40,7 @@ HINT = ("\nnbgrad hint: update parameters inside `with nbgrad.no_grad():`, or us
 
 def check_leaf(t):
     """The leaf rule: no in-place change of a leaf that requires grad while recording."""
-    if not is_grad_enabled():
+    if not grad_mode.enabled:
         return
     base = t._base
     if base is not None and base._requires_grad and t._made_without_grad:
@@ -64,7 +64,7 @@ def check_multi_output_view(t):
     """A piece of ``unbind`` (or a view of one) that is in a graph may not be changed in
     place while recording: the one node behind all the pieces could not be rewritten for
     one of them. Outside a graph, or under ``no_grad``, there is nothing to rewrite."""
-    if t._requires_grad and None in t._view_fn and is_grad_enabled():
+    if t._requires_grad and None in t._view_fn and grad_mode.enabled:
         raise RuntimeError(
             f"Output {t._output_nr} of {short_name(t._grad_fn)} is a view and is being "
             "modified inplace. This view is the output of a function that returns multiple "

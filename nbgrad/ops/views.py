@@ -9,7 +9,7 @@ The view operations themselves (``view``, ``transpose``, indexing, ...) are in `
 import weakref
 
 from ..autograd.graph import record, should_record
-from ..core.grad_mode import is_grad_enabled
+from ..core.grad_mode import grad_mode
 from ..tensor import Tensor
 
 
@@ -34,7 +34,7 @@ def make_view(x, data, replay, node_cls=None, **attributes):
         out._base, out._view_fn = x, (replay,)
     else:
         out._base, out._view_fn = base, x._view_fn + (replay,)
-    if is_grad_enabled():
+    if grad_mode.enabled:
         # The base remembers its live views, so that an in-place change can rebuild their
         # grad_fn. Views made under no_grad (backward formulas, optimizer steps) are not
         # tracked, as PyTorch does not regenerate them either. Each is a weak reference that
