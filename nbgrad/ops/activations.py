@@ -52,9 +52,14 @@ class ThresholdBackwardBackward0(Node):
 
 
 def threshold_backward(grad, result):
-    """``grad`` where ``result > 0``, else 0: relu's backward as one operation."""
-    mask = result._data > 0
-    out = Tensor._make(grad._data * mask)
+    """0 where ``result <= 0``, else ``grad``: relu's backward as one operation.
+
+    It *selects*, as PyTorch does, rather than multiplying by a mask: an ``inf`` gradient
+    where the output is 0 gives 0, not ``inf * 0 = nan``; and a NaN output, which is not
+    ``<= 0``, lets the gradient through.
+    """
+    mask = ~(result._data <= 0)
+    out = Tensor._make(array_module(mask).where(mask, grad._data, 0))
     if should_record(grad, result):
         record(ThresholdBackwardBackward0, out, (grad, result), saved=(Tensor._make(mask),))
     return out

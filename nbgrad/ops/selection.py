@@ -18,7 +18,8 @@ from .operands import (broadcast_error, floating, operand, promoted, same_device
 
 
 class ClampBackward1(Node):
-    """The gradient passes where min <= x <= max (boundaries included), else 0."""
+    """The gradient passes where min <= x <= max (boundaries included), else 0: selected,
+    as in PyTorch, so an ``inf`` gradient outside gives 0 rather than ``inf * 0 = nan``."""
 
     __slots__ = ("min", "max")
 
@@ -30,7 +31,7 @@ class ClampBackward1(Node):
         if self.max is not None:
             below = x <= self.max
             inside = below if inside is None else inside & below
-        return (grad * inside,)
+        return (grad.where(inside, 0.0),)
 
 
 class ClampBackward0(Node):
@@ -46,14 +47,14 @@ class ClampBackward0(Node):
         if low is not None:
             inside = x >= low
             if low_fn is not None:
-                grads[1] = to_input(grad * (x < low), self.metas[1])
+                grads[1] = to_input(grad.where(x < low, 0.0), self.metas[1])
         if high is not None:
             below = x <= high
             inside = below if inside is None else inside & below
             if high_fn is not None:
-                grads[2] = to_input(grad * (x > high), self.metas[2])
+                grads[2] = to_input(grad.where(x > high, 0.0), self.metas[2])
         if x_fn is not None:
-            grads[0] = grad * inside
+            grads[0] = grad.where(inside, 0.0)
         return tuple(grads)
 
 
