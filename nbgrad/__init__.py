@@ -35,8 +35,10 @@ __version__ = "0.1.0"
 
 
 def is_tensor(obj):
+    """Whether ``obj`` is an nbgrad tensor (or a ``Parameter``)."""
     return isinstance(obj, Tensor)
 
 
 def numel(input):
+    """The number of elements of ``input``."""
     return input.numel()

@@ -186,20 +186,24 @@ def _module(device):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros of shape ``size`` (sizes, or one sequence of them)."""
     data = _module(device).zeros(_size(size, "zeros"), dtypes.to_numpy_dtype(_default(dtype)))
     return _finish(data, None, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones of shape ``size`` (sizes, or one sequence of them)."""
     data = _module(device).ones(_size(size, "ones"), dtypes.to_numpy_dtype(_default(dtype)))
     return _finish(data, None, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of shape ``size``: its values are whatever the memory held."""
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of shape ``size`` filled with ``fill_value`` (its dtype follows the value)."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
@@ -209,6 +213,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -225,6 +230,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included."""
     if not isinstance(steps, numbers.Integral) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     data = np.linspace(start, end, steps, dtype=np.float64)
@@ -233,6 +239,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """The ``n`` x ``m`` identity matrix (square when ``m`` is not given)."""
     return _finish(np.eye(n, n if m is None else m, dtype=dtypes.to_numpy_dtype(_default(dtype))),
                    None, device, requires_grad)
 
@@ -246,18 +253,22 @@ def _like(name, input, dtype, device, requires_grad, make):
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Zeros with ``input``'s shape, and its dtype and device unless given."""
     return _like("zeros_like", input, dtype, device, requires_grad, zeros)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Ones with ``input``'s shape, and its dtype and device unless given."""
     return _like("ones_like", input, dtype, device, requires_grad, ones)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with ``input``'s shape, dtype and device (unless given)."""
     return _like("empty_like", input, dtype, device, requires_grad, zeros)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """``fill_value`` everywhere, with ``input``'s shape, and its dtype and device unless given."""
     return _like("full_like", input, dtype, device, requires_grad,
                  lambda size, **kw: full(size, fill_value, **kw))
 

@@ -52,10 +52,12 @@ _DEFAULT_FLOAT = [float32]
 
 
 def get_default_dtype():
+    """The floating-point dtype that Python floats become (``nbgrad.float32`` unless set)."""
     return _DEFAULT_FLOAT[0]
 
 
 def set_default_dtype(d):
+    """Make ``d`` (``float32`` or ``float64``) the dtype that Python floats become."""
     if d not in (float32, float64):
         raise TypeError(f"only floating-point types are supported as the default type, got {d!r}")
     _DEFAULT_FLOAT[0] = d

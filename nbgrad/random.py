@@ -61,13 +61,16 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Uniform values in [0, 1) with ``input``'s shape, and its dtype and device unless given."""
     return _like("rand_like", input, dtype, device, requires_grad, rand)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Standard normal values with ``input``'s shape, and its dtype and device unless given."""
     return _like("randn_like", input, dtype, device, requires_grad, randn)
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False):
+    """A random permutation of ``0 .. n-1`` (int64 by default)."""
     return _finish(_generator.permutation(n).astype(np.int64),
                    dtypes.int64 if dtype is None else dtype, device, requires_grad)

@@ -47,6 +47,10 @@ ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require 
 
 
 class Tensor:
+    """An array of numbers that autograd can differentiate through (the module docstring
+    lists its fields). Make one with ``nbgrad.tensor(data)``, ``nbgrad.zeros(shape)``, ...;
+    its methods are the operations of ``nbgrad.ops`` and the fields' accessors below."""
+
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_grad",
         "_hooks", "_post_accumulate_hooks", "_accumulator", "_retains_grad",

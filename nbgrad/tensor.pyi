@@ -9,7 +9,10 @@ ONLY_FLOAT_GRAD: str
 
 
 class Tensor:
-    ...
+    """An array of numbers that autograd can differentiate through (the module docstring
+    lists its fields). Make one with ``nbgrad.tensor(data)``, ``nbgrad.zeros(shape)``, ...;
+    its methods are the operations of ``nbgrad.ops`` and the fields' accessors below.
+    """
 
     @property
     def T(self):

@@ -79,8 +79,9 @@ def _members(cls):
         yield name, value
 
 
-def _render_class(cls, bases):
-    lines = [f"class {cls.__name__}({bases}):", _docstring(cls, "    "), ""]
+def _render_class(cls, bases=None):
+    lines = [f"class {cls.__name__}({bases}):" if bases else f"class {cls.__name__}:",
+             _docstring(cls, "    "), ""]
     for name, value in sorted(_members(cls)):
         if isinstance(value, property):
             lines += ["    @property", f"    def {name}(self):", _docstring(value, "        "), ""]
@@ -110,10 +111,10 @@ def render():
             lines.append(f"{name}: str")
     lines.append("")
     lines.append("")
-    lines += _render_class(tensor.Tensor, "")
+    lines += _render_class(tensor.Tensor)
     lines += ["", *_render_class(tensor.Parameter, "Tensor")]
     lines += ["", *_render_class(tensor.Size, "tuple")]
-    text = "\n".join(lines).replace("class Tensor():", "class Tensor:")
+    text = "\n".join(lines)
     while "\n\n\n\n" in text:
         text = text.replace("\n\n\n\n", "\n\n\n")
     return text.rstrip("\n") + "\n"

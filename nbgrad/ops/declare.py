@@ -20,11 +20,10 @@ it to ``OPS``, from which the package's exports, ``nn.functional`` and the layer
 ``nn`` are generated. ``show_source(nbgrad.sin)`` shows the block, nodes and all.
 """
 
-import functools
 import inspect
 
 from .inplace import apply_inplace
-from .methods import OPERANDS, bind, bind_operator
+from .methods import OPERANDS, bind, bind_operator, describe
 
 OPS = []  # every declared operation, in the order the modules define them
 
@@ -98,12 +97,10 @@ def _bind_operators(function, operator, reflected, operands):
 def _bind_inplace(function, operator):
     name = function.__name__ + "_"
 
-    @functools.wraps(function)
     def inplace_method(self, *args, **kwargs):
         return apply_inplace(self, function, *args, **kwargs)
 
-    inplace_method.__name__ = name
-    inplace_method.__qualname__ = f"Tensor.{name}"
+    describe(inplace_method, name, function)
     inplace_method.__doc__ = (f"In place ``{function.__name__}``: changes this tensor and "
                               "bumps its version (chapter 05).")
     bind(name, inplace_method)
@@ -111,6 +108,6 @@ def _bind_inplace(function, operator):
         bind_operator(f"__i{operator}__", inplace_method)
 
 
-def exported(ops=OPS):
+def exported():
     """``{name: function}`` of every exported operation: ``nbgrad``'s namespace of ops."""
-    return {name: o.function for o in ops for name in o.names}
+    return {name: o.function for o in OPS for name in o.names}

@@ -36,7 +36,7 @@ def bind_operator(name, function, *, swapped=False, operands=OPERANDS):
             if not isinstance(other, operands):
                 return NotImplemented
             return function(self, other)
-    _describe(operator, name, function)
+    describe(operator, name, function)
     setattr(Tensor, name, operator)
 
 
@@ -62,7 +62,9 @@ def tensor_property(name):
     return bind_it
 
 
-def _describe(wrapper, name, function):
+def describe(wrapper, name, function):
+    """Give ``wrapper`` the signature and docstring of ``function`` and the method name
+    ``Tensor.<name>``, as ``help()`` and the stub show it."""
     functools.update_wrapper(wrapper, function)
     wrapper.__name__ = name
     wrapper.__qualname__ = f"Tensor.{name}"
