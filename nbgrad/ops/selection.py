@@ -35,72 +35,115 @@ class ClampBackward1(Node):
 
 
 class ClampBackward0(Node):
-    """Tensor bounds: x gets the gradient where min <= x <= max, a bound where it binds."""
+    """Tensor bounds, after PyTorch's clamp_backward and clamp_backward_min_max: x gets the
+    gradient where min <= x <= max; min where x < min < max; max where x > max or max < min
+    (so when min > max, all of it goes to max). Each is summed back to its operand's shape."""
 
     __slots__ = ("metas",)
 
     def apply(self, grad):
         x, low, high = self.saved_values
-        inside = None
-        grads = [None, None, None]
         x_fn, low_fn, high_fn = self._next_nodes
-        if low is not None:
-            inside = x >= low
-            if low_fn is not None:
-                grads[1] = to_input(grad.where(x < low, 0.0), self.metas[1])
-        if high is not None:
-            below = x <= high
-            inside = below if inside is None else inside & below
-            if high_fn is not None:
-                grads[2] = to_input(grad.where(x > high, 0.0), self.metas[2])
+        x_meta, low_meta, high_meta = self.metas
+        grads = [None, None, None]
         if x_fn is not None:
-            grads[0] = grad.where(inside, 0.0)
+            inside = _within(x, low, high)
+            grads[0] = to_input(grad.where(inside, 0.0), x_meta)
+        if low is not None and low_fn is not None:
+            binds = x < low if high is None else (x < low) & (low < high)
+            grads[1] = to_input(grad.where(binds, 0.0), low_meta)
+        if high is not None and high_fn is not None:
+            binds = x > high if low is None else (x > high) | (high < low)
+            grads[2] = to_input(grad.where(binds, 0.0), high_meta)
         return tuple(grads)
+
+
+def _within(x, low, high):
+    """Where ``low <= x <= high`` (a bound may be None); false at a NaN."""
+    if low is None:
+        return x <= high
+    if high is None:
+        return x >= low
+    return (x >= low) & (x <= high)
 
 
 @op(ClampBackward1, ClampBackward0, aliases=("clip",), inplace=True)
 def clamp(input, min=None, max=None):
-    """Each element limited to ``[min, max]`` (numbers or tensors; either may be ``None``).
+    """Each element limited to ``[min, max]``: both bounds numbers (or 0-d tensors, read as
+    numbers), or both tensors, broadcast; either may be ``None``.
 
-    When ``min > max``, every element is ``max``, as in PyTorch.
+    When ``min > max``, every element is ``max``; a NaN anywhere gives NaN, as in PyTorch.
     """
     x = tensor_operand(input, "clamp")
+    bounds = (min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    if all(b is None or isinstance(b, Tensor) for b in bounds):
         return _clamp_tensors(x, min, max)
+    low, high = (_number_bound(b, bounds) for b in bounds)
     data = x._data
-    if isinstance(min, float) or isinstance(max, float):
+    if isinstance(low, float) or isinstance(high, float):
         data = floating(data)
     xp = array_module(data)
-    data = xp.clip(data, min, max) if min is None or max is None or min <= max else xp.full_like(data, max)
+    # maximum, then minimum, as PyTorch: max wins when min > max, and NaN propagates
+    if low is not None:
+        data = xp.maximum(data, low)
+    if high is not None:
+        data = xp.minimum(data, high)
     out = Tensor._make(data)
     if should_record(x):
-        record(ClampBackward1, out, (x,), saved=(x,), min=min, max=max)
+        record(ClampBackward1, out, (x,), saved=(x,), min=low, max=high)
     return out
 
 
-def _clamp_tensors(x, min, max):
-    low = _like(x, min) if min is not None and not isinstance(min, Tensor) else min
-    high = _like(x, max) if max is not None and not isinstance(max, Tensor) else max
+def _number_bound(bound, bounds):
+    """A bound of the numbers' form of clamp: a Python number (PyTorch's argument parser
+    reads a 0-d tensor that does not require grad as one); anything else is PyTorch's
+    TypeError."""
+    if bound is None or isinstance(bound, (bool, int, float)):
+        return bound
+    if isinstance(bound, np.generic):
+        return bound.item()
+    if isinstance(bound, Tensor) and not bound._data.ndim and not bound._requires_grad:
+        return bound.item()
+    given = ", ".join(f"{name}={type(b).__name__}" for name, b in zip(("min", "max"), bounds)
+                      if b is not None)
+    raise TypeError(
+        f"clamp() received an invalid combination of arguments - got (Tensor, {given}), but "
+        "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None)\n"
+        " * (Tensor input, Number min = None, Number max = None)"
+    )
+
+
+def _clamp_tensors(x, low, high):
     same_device(x, low, high)
-    data = x._data
+    operands = [t for t in (x, low, high) if t is not None]
+    want = dtypes.result_type(*(t._data for t in operands))
+    data = x._data.astype(want, copy=False)
     xp = array_module(data)
-    if low is not None:
-        data = xp.maximum(data, low._data)
-    if high is not None:
-        data = xp.minimum(data, high._data)
+    try:
+        if low is not None:
+            data = xp.maximum(data, low._data.astype(want, copy=False))
+        if high is not None:
+            data = xp.minimum(data, high._data.astype(want, copy=False))
+    except ValueError:
+        raise _first_broadcast_error([t._data.shape for t in operands]) from None
     out = Tensor._make(data)
-    if should_record(*(t for t in (x, low, high) if t is not None)):
+    if should_record(*operands):
         record(ClampBackward0, out, (x, low, high), saved=(x, low, high),
-               metas=(meta(x, out), None if low is None else meta(low, out),
-                      None if high is None else meta(high, out)))
+               metas=tuple(None if t is None else meta(t, out) for t in (x, low, high)))
     return out
 
 
-def _like(x, value):
-    """A number as a 0-d tensor of ``x``'s dtype, on ``x``'s device."""
-    return Tensor._make(array_module(x._data).asarray(value, dtype=x._data.dtype))
+def _first_broadcast_error(shapes):
+    """PyTorch's error for operands broadcast in turn: the shape so far against the next."""
+    shape = shapes[0]
+    for other in shapes[1:]:
+        try:
+            shape = np.broadcast_shapes(shape, other)
+        except ValueError:
+            return broadcast_error(shape, other)
+    raise AssertionError(f"shapes {shapes} broadcast")  # only called after NumPy refused them
 
 
 def _choose(op, node_cls, pick_max, input, other):
@@ -113,19 +156,18 @@ def _choose(op, node_cls, pick_max, input, other):
 
 
 class MaximumBackward0(Node):
-    """Ties send half of the gradient to each input, as PyTorch does."""
+    """PyTorch's formula: a tie sends half of the gradient to each input, the smaller one
+    (the larger, for minimum) gets 0, and where either is NaN both get all of it."""
 
     __slots__ = ("metas", "pick_max")
 
     def apply(self, grad):
         a, b = self.saved_values
-        a_wins = (a > b) if self.pick_max else (a < b)
-        tie = (a == b)
-        share_a = a_wins + tie * 0.5
-        share_b = (~a_wins & ~tie) + tie * 0.5
+        shared = (grad / 2).where(a == b, grad)
+        a_loses, b_loses = (a < b, a > b) if self.pick_max else (a > b, a < b)
         a_fn, b_fn = self._next_nodes
-        grad_a = to_input(grad * share_a, self.metas[0]) if a_fn is not None else None
-        grad_b = to_input(grad * share_b, self.metas[1]) if b_fn is not None else None
+        grad_a = to_input(shared.where(~a_loses, 0.0), self.metas[0]) if a_fn is not None else None
+        grad_b = to_input(shared.where(~b_loses, 0.0), self.metas[1]) if b_fn is not None else None
         return grad_a, grad_b
 
 
@@ -189,28 +231,62 @@ def where(condition, input, other):
 
 
 class MaskedFillBackward0(Node):
+    """A number filled in: the gradient passes where the mask is off."""
+
     __slots__ = ("meta",)
 
     def apply(self, grad):
         (mask,) = self.saved_values
-        return (to_input(grad.where(~mask, zeros_like(grad)), self.meta),)
+        return (to_input(grad.where(~mask, 0.0), self.meta),)
 
 
-@op(MaskedFillBackward0, inplace=True)
+class MaskedFillBackward1(Node):
+    """A 0-d tensor filled in: it gets the sum of the gradient where the mask is on."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        (mask,) = self.saved_values
+        x_fn, value_fn = self._next_nodes
+        grad_x = to_input(grad.where(~mask, 0.0), self.metas[0]) if x_fn is not None else None
+        grad_value = (to_input(grad.where(mask, 0.0).sum(), self.metas[1])
+                      if value_fn is not None else None)
+        return grad_x, grad_value
+
+
+@op(MaskedFillBackward0, MaskedFillBackward1, inplace=True)
 def masked_fill(input, mask, value):
-    """``value`` where ``mask`` is True, ``input`` elsewhere."""
+    """``value`` (a number, or a 0-d tensor whose gradient is then the sum of the result's
+    where ``mask`` is True) where ``mask`` is True, ``input`` elsewhere."""
     x = tensor_operand(input, "masked_fill")
     m = tensor_operand(mask, "masked_fill", 2, "mask")
     if m._data.dtype.kind != "b":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {m.dtype.name}")
-    same_device(x, m)
-    if isinstance(value, Tensor):
-        value = value.item()
+    _check_fill_value(value)
+    same_device(x, m, value)
     xp = array_module(x._data)
-    out = Tensor._make(xp.where(m._data, xp.asarray(value, dtype=x._data.dtype), x._data))
-    if should_record(x):
+    filler = value._data if isinstance(value, Tensor) else value
+    out = Tensor._make(xp.where(m._data, xp.asarray(filler).astype(x._data.dtype), x._data))
+    if isinstance(value, Tensor):
+        if should_record(x, value):
+            record(MaskedFillBackward1, out, (x, value), saved=(m,),
+                   metas=(meta(x, out), meta(value, out)))
+    elif should_record(x):
         record(MaskedFillBackward0, out, (x,), saved=(m,), meta=meta(x, out))
     return out
+
+
+def _check_fill_value(value):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+    elif not isinstance(value, (bool, int, float, np.generic)):
+        raise TypeError(
+            f"masked_fill() received an invalid combination of arguments - got (Tensor, "
+            f"{type(value).__name__}), but expected one of:\n * (Tensor mask, Tensor value)\n"
+            " * (Tensor mask, Number value)"
+        )
 
 
 @tensor_method("where")
