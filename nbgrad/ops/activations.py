@@ -15,7 +15,8 @@ from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
 from .elementwise import OUTPUT, unary
-from .operands import floating, tensor_operand, zeros_like
+from .operands import tensor_operand, zeros_like
+from .reductions import peak
 
 
 class ReluBackward0(Node):
@@ -113,11 +114,19 @@ def _softmax_dim(name, ndim, dim):
 
 
 def _prepare(name, input, dim, dtype):
+    """The input (converted to ``dtype``), its dim, the NumPy axis, and the input shifted by
+    its maximum along it (so that ``exp`` cannot overflow)."""
     x = tensor_operand(input, name)
     dim = _softmax_dim(name, x._data.ndim, dim)
     if dtype is not None:
         x = x.to(dtype)
-    return x, dim, floating(x._data)
+    elif x._data.dtype.kind != "f":  # PyTorch has no integer kernel (with dtype= it converts)
+        kernel = "lastdim_kernel_impl" if dim == x._data.ndim - 1 else "kernel_impl"
+        raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(x._data.dtype)}'")
+    data = x._data
+    axis = dim if data.ndim else None
+    return x, dim, axis, data - peak(data, axis)
 
 
 class SoftmaxBackward0(Node):
@@ -131,9 +140,8 @@ class SoftmaxBackward0(Node):
 @op(SoftmaxBackward0)
 def softmax(input, dim=None, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution."""
-    x, dim, data = _prepare("softmax", input, dim, dtype)
-    axis = dim if data.ndim else None
-    shifted = np.exp(data - data.max(axis=axis, keepdims=True))
+    x, dim, axis, shifted = _prepare("softmax", input, dim, dtype)
+    shifted = np.exp(shifted)
     out = Tensor._make(shifted / shifted.sum(axis=axis, keepdims=True))
     if should_record(x):
         record(SoftmaxBackward0, out, (x,), saved=(OUTPUT,), dim=dim)
@@ -160,10 +168,10 @@ class LogSoftmaxBackward0(Node):
 @op(LogSoftmaxBackward0)
 def log_softmax(input, dim=None, dtype=None):
     """``log(softmax(x))`` along ``dim``, computed without forming the softmax."""
-    x, dim, data = _prepare("log_softmax", input, dim, dtype)
-    axis = dim if data.ndim else None
-    shifted = data - data.max(axis=axis, keepdims=True)
-    out = Tensor._make(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
+    x, dim, axis, shifted = _prepare("log_softmax", input, dim, dtype)
+    if shifted.size:  # (over no elements, the log of an empty sum would warn)
+        shifted = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    out = Tensor._make(shifted)
     if should_record(x):
         record(LogSoftmaxBackward0, out, (x,), saved=(OUTPUT,), dim=dim)
     return out

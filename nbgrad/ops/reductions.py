@@ -6,8 +6,10 @@ over a whole tensor (and ``amax``) it is shared evenly among ties; with ``dim=``
 to the one element whose index is returned, as in PyTorch.
 """
 
+import builtins
 import collections
 import math
+import warnings
 
 import numpy as np
 
@@ -16,21 +18,32 @@ from ..autograd.graph import OUTPUT, record, should_record
 from ..core.node import Node
 from ..backend import array_module
 from ..tensor import Tensor
-from .selection import maximum, minimum
+from .selection import maximum, minimum, where
 from .declare import op
 from .operands import tensor_operand
 
 
 def normalize_dims(dim, ndim):
-    """``dim`` (None, an int, or a sequence) as a sorted tuple of non-negative axes."""
+    """``dim`` (None, an int, or a sequence) as a sorted tuple of non-negative axes.
+
+    A 0-d tensor accepts dim 0 and -1 (PyTorch's ``maybe_wrap_dim`` treats it as having one
+    dimension) but has no axis to reduce: its axes are ``()``, so its reduction is itself.
+    """
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
-        axes = tuple(sorted({dtypes.dim_index(d, ndim) for d in dim}))
-        if len(axes) != len(dim):
-            raise RuntimeError("dim appears multiple times in the list of dims")
-        return axes or tuple(range(ndim))
-    return (dtypes.dim_index(dim, ndim),)
+        axes = []
+        for d in dim:
+            axis = dtypes.dim_index(d, ndim)
+            if axis in axes:
+                raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
+            axes.append(axis)
+        if not axes:  # dim=(): every dimension, as in PyTorch
+            return tuple(range(ndim))
+        axes = tuple(sorted(axes))
+    else:
+        axes = (dtypes.dim_index(dim, ndim),)
+    return axes if ndim else ()
 
 
 def _kept_shape(shape, axes):
@@ -109,13 +122,18 @@ class MeanBackward1(Node):
 
 @op(MeanBackward0, MeanBackward1)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """The mean of all elements, or along ``dim``."""
+    """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch)."""
     x = tensor_operand(input, "mean")
     _require_float("mean", x, dtype)
     data = x._data if dtype is None else x._data.astype(dtypes.to_numpy_dtype(dtype))
     axes = normalize_dims(dim, data.ndim)
     count = math.prod(data.shape[a] for a in axes)
-    out = Tensor._make(data.mean(axis=_axis(axes, data.ndim), keepdims=keepdim))
+    axis = _axis(axes, data.ndim)
+    if count:
+        value = data.mean(axis=axis, keepdims=keepdim)
+    else:  # NumPy would warn "Mean of empty slice"; PyTorch is silent
+        value = data.sum(axis=axis, keepdims=keepdim) * np.nan
+    out = Tensor._make(value)
     if should_record(x):
         if dim is None:
             record(MeanBackward0, out, (x,), shape=data.shape, count=count)
@@ -162,27 +180,44 @@ def _spread(op, node_cls, finish, input, dim, unbiased, keepdim, correction):
     correction = _correction(unbiased, correction)
     data = x._data
     axes = normalize_dims(dim, data.ndim)
+    axis = _axis(axes, data.ndim)
     n = math.prod(data.shape[a] for a in axes)
+    if n - correction <= 0:
+        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    # Written out rather than NumPy's var, which warns over no elements or no degrees of
+    # freedom; PyTorch divides by max(n - correction, 0): inf, or nan for 0 / 0.
     with np.errstate(divide="ignore", invalid="ignore"):
-        var = data.var(axis=_axis(axes, data.ndim), keepdims=keepdim, ddof=0)
-        var = var * (n / (n - correction)) if n - correction > 0 else var * np.nan
+        centered = data - data.sum(axis=axis, keepdims=True) / n
+        var = (centered * centered).sum(axis=axis, keepdims=keepdim) / builtins.max(n - correction, 0)
     out = Tensor._make(finish(var).astype(data.dtype, copy=False))
     if should_record(x):
         saved = (x,) if node_cls is VarBackward0 else (x, OUTPUT)
         record(node_cls, out, (x,), saved=saved, shape=data.shape, axes=axes,
-               keepdim=keepdim, correction=correction)
+               keepdim=keepdim, correction=correction, whole=dim is None or not data.ndim)
     return out
 
 
+def var_backward(grad, x, shape, axes, keepdim, correction, whole):
+    """PyTorch's var_backward: ``2 / (n - correction) * grad * (x - mean)``. Over the whole
+    tensor with no degrees of freedom left it is ``grad * (nan where x == mean, else inf)``;
+    along ``dim`` the formula is used as it is (``inf * 0`` is nan there too)."""
+    centered = x - x.mean(axes, keepdim=True)
+    dof = math.prod(shape[a] for a in axes) - correction
+    if whole and dof <= 0:
+        return grad * where(centered == 0, math.nan, math.inf)
+    scale = 2.0 / dof if dof else math.inf
+    return scale * _expand_back(grad, shape, axes, keepdim) * centered
+
+
 class VarBackward0(Node):
-    __slots__ = ("shape", "axes", "keepdim", "correction")
+    __slots__ = ("shape", "axes", "keepdim", "correction", "whole")
 
     def apply(self, grad):
         (x,) = self.saved_values
-        n = math.prod(self.shape[a] for a in self.axes)
-        centered = x - x.mean(self.axes, keepdim=True)
-        scale = 2.0 / (n - self.correction) if n - self.correction > 0 else math.inf
-        return (_expand_back(grad, self.shape, self.axes, self.keepdim) * centered * scale,)
+        return (var_backward(grad, x, self.shape, self.axes, self.keepdim, self.correction,
+                             self.whole),)
 
 
 @op(VarBackward0)
@@ -192,16 +227,16 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 class StdBackward0(Node):
-    __slots__ = ("shape", "axes", "keepdim", "correction")
+    """var's backward of ``grad / (2 std)``, taken as 0 where std is 0 (a constant slice),
+    as PyTorch's std_backward does."""
+
+    __slots__ = ("shape", "axes", "keepdim", "correction", "whole")
 
     def apply(self, grad):
         x, result = self.saved_values
-        n = math.prod(self.shape[a] for a in self.axes)
-        centered = x - x.mean(self.axes, keepdim=True)
-        std = result if self.keepdim else result.reshape(_kept_shape(self.shape, self.axes))
-        grad = _expand_back(grad, self.shape, self.axes, self.keepdim)
-        denominator = n - self.correction if n > self.correction else 0
-        return (grad * centered / (std * denominator),)
+        grad_var = (grad / (result * 2)).masked_fill(result == 0, 0.0)
+        return (var_backward(grad_var, x, self.shape, self.axes, self.keepdim,
+                             self.correction, self.whole),)
 
 
 @op(StdBackward0)
@@ -227,12 +262,27 @@ class return_types:
     min = _return_type("min")
 
 
-def _check_nonempty(op, data, axes):
-    if data.size == 0 and (not axes or any(data.shape[a] == 0 for a in axes) or data.ndim == 0):
+def _check_nonempty(op, data, dim):
+    """PyTorch's errors for a max-like reduction (no identity) over no elements."""
+    if data.size:
+        return
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         raise RuntimeError(
             f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
             "Specify the reduction dim with the 'dim' argument."
         )
+    empty = _empty_dim(data, dim)
+    if empty is not None:
+        raise IndexError(f"{op}(): Expected reduction dim {empty} to have non-zero size.")
+
+
+def _empty_dim(data, dim):
+    """The first of the dims in ``dim``, as the caller wrote it (-1 stays -1, as in
+    PyTorch's messages), along which ``data`` has no elements; None if there is none."""
+    for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+        if data.shape[dtypes.dim_index(d, data.ndim)] == 0:
+            return d
+    return None
 
 
 def _extreme(op, input, dim, keepdim, other, is_max):
@@ -241,13 +291,13 @@ def _extreme(op, input, dim, keepdim, other, is_max):
         return (maximum if is_max else minimum)(x, dim if other is None else other)
     data = x._data
     if dim is None:
-        _check_nonempty(op, data, ())
+        _check_nonempty(op, data, None)
         out = Tensor._make(data.max() if is_max else data.min())
         if should_record(x):
             record(MaxBackward1 if is_max else MinBackward1, out, (x,), saved=(x, OUTPUT))
         return out
     axis = dtypes.dim_index(dim, data.ndim)
-    _check_nonempty(op, data, (axis,))
+    _check_nonempty(op, data, axis)  # PyTorch's max(dim) names the dim wrapped
     xp = array_module(data)
     index_data = (xp.argmax if is_max else xp.argmin)(data if data.ndim else data.reshape(1),
                                                      axis=axis if data.ndim else 0,
@@ -259,27 +309,32 @@ def _extreme(op, input, dim, keepdim, other, is_max):
                                                              keepdims=keepdim))
     if should_record(x):
         record(MaxBackward0 if is_max else MinBackward0, values, (x,), saved=(indices,),
-               shape=data.shape, dim=axis, keepdim=keepdim or not data.ndim)
+               shape=data.shape, dim=axis, keepdim=keepdim)
     return (return_types.max if is_max else return_types.min)(values, indices)
 
 
 class MaxBackward1(Node):
-    """Whole-tensor max: the gradient is shared evenly among elements equal to the max."""
+    """Whole-tensor max: the gradient is shared evenly among the elements equal to the
+    result, a NaN counting as equal to a NaN result (PyTorch's evenly_distribute_backward);
+    the others get exactly 0, even for an infinite gradient."""
 
     __slots__ = ()
 
     def apply(self, grad):
         x, result = self.saved_values
-        ties = x == result
-        return (ties * (grad / ties.sum()),)
+        ties = (x == result) | (x.isnan() & result.isnan())
+        return ((grad / ties.sum()).where(ties, 0.0),)
 
 
 class MaxBackward0(Node):
-    """max(dim): the gradient goes to the element whose index was returned."""
+    """max(dim): the gradient goes to the element whose index was returned (a NaN's, when
+    the slice has one); the others get exactly 0."""
 
     __slots__ = ("shape", "dim", "keepdim")
 
     def apply(self, grad):
+        if not self.shape:  # a 0-d input: its one element is the extreme
+            return (grad,)
         (indices,) = self.saved_values
         if not self.keepdim:
             grad = grad.unsqueeze(self.dim)
@@ -288,7 +343,7 @@ class MaxBackward0(Node):
         along = [1] * len(self.shape)
         along[self.dim] = self.shape[self.dim]
         positions = Tensor._make(xp.arange(self.shape[self.dim]).reshape(along))
-        return (grad * (positions == indices),)
+        return (grad.where(positions == indices, 0.0),)
 
 
 @op(MaxBackward1, MaxBackward0)
@@ -315,7 +370,7 @@ def _a_extreme(op, node_cls, input, dim, keepdim, is_max):
     x = tensor_operand(input, op)
     data = x._data
     axes = normalize_dims(() if dim is None else dim, data.ndim)
-    _check_nonempty(op, data, axes)
+    _check_nonempty(op, data, dim)
     reduce = data.max if is_max else data.min
     out = Tensor._make(reduce(axis=_axis(axes, data.ndim), keepdims=keepdim))
     if should_record(x):
@@ -356,6 +411,8 @@ def amin(input, dim=(), keepdim=False):
 
 # -- norms and log-sum-exp --------------------------------------------------------------
 class LinalgVectorNormBackward0(Node):
+    """PyTorch's norm_backward, case by case in ``p``."""
+
     __slots__ = ("ord", "axes", "keepdim")
 
     def apply(self, grad):
@@ -365,48 +422,95 @@ class LinalgVectorNormBackward0(Node):
             grad = grad.reshape(_kept_shape(shape, self.axes))
             result = result.reshape(_kept_shape(shape, self.axes))
         p = self.ord
-        if p == 2:  # x / |x|, taken as 0 at x = 0 (as PyTorch, whose 2nd derivative is nan there)
-            return ((grad / result).masked_fill(result == 0, 0.0) * x,)
-        elif p == 1:
-            local = x.sign()
-        elif p == math.inf:
-            ties = x.abs() == result
-            local = x.sign() * ties / ties.sum(self.axes, keepdim=True)
-        else:
-            scaled = x * x.abs() ** (p - 2)
-            local = scaled / (result ** (p - 1)).masked_fill(result == 0, 1.0)
-        return (grad * local,)
+        if p == 0:  # a count of nonzeros: PyTorch gives no gradient at all
+            return (None,)
+        if p == 1:
+            return (x.sign() * grad,)
+        if p == 2:  # x / |x|, taken as 0 at |x| = 0 (where PyTorch's 2nd derivative is nan)
+            return (grad * (x / result).masked_fill(result == 0, 0.0),)
+        if math.isinf(p):  # amax/amin of |x|: shared among the extremes, a NaN counted as one
+            magnitude = x.abs()
+            extremes = (magnitude == result) | magnitude.isnan()
+            return (x.sign() * ((grad / extremes.sum(self.axes, keepdim=True)) * extremes),)
+        if p < 1:
+            scaled = (x.sign() * x.abs() ** (p - 1)).masked_fill(x == 0, 0.0)
+            return (scaled * grad * result ** (1 - p),)
+        scaled = x.sign() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+        return (scaled * (grad / result ** (p - 1)).masked_fill(result == 0, 0.0),)
+
+
+def _order_name(p):
+    """``p`` as PyTorch prints it in its messages: -1, 0.5, inf."""
+    return str(int(p)) if not math.isinf(p) and float(p).is_integer() else str(p)
+
+
+def _check_norm_identity(p, data, dim):
+    """A norm with no identity (p < 0 or inf: a minimum or maximum) needs elements."""
+    if data.size or not (p < 0 or p == math.inf):
+        return
+    if dim is None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {_order_name(p)} norm on an "
+                           "empty tensor because the operation does not have an identity")
+    empty = _empty_dim(data, dim)
+    if empty is not None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {_order_name(p)} norm on the "
+                           f"dimension {empty}because this dimension is empty and the operation "
+                           "does not have an identity")  # sic: PyTorch's message has no space
+
+
+def _vector_norm(data, p, axes, keepdim):
+    xp = array_module(data)
+    axis = _axis(axes, data.ndim)
+    magnitude = xp.abs(data)
+    if p == math.inf:
+        return magnitude.max(axis=axis, keepdims=keepdim)
+    if p == -math.inf:
+        return magnitude.min(axis=axis, keepdims=keepdim)
+    if p == 0:
+        return (data != 0).sum(axis=axis, keepdims=keepdim).astype(data.dtype)
+    if p == 2:  # scaled by the largest magnitude, so tiny or huge values do not under/overflow
+        scale = magnitude.max(axis=axis, keepdims=True) if data.size else magnitude.sum(axis=axis, keepdims=True)
+        # no scaling by 0, inf (the norm is inf: inf / inf would be nan) or nan
+        scale = xp.where((scale > 0) & (scale < math.inf), scale, 1).astype(data.dtype)
+        value = xp.sqrt(((data / scale) ** 2).sum(axis=axis, keepdims=True)) * scale
+        return value if keepdim else value.reshape(_reduced_shape(data.shape, axes))
+    with np.errstate(divide="ignore", over="ignore"):  # |0| ** -1 is inf: the norm is 0
+        return (magnitude ** p).sum(axis=axis, keepdims=keepdim) ** (1.0 / p)
+
+
+def _reduced_shape(shape, axes):
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
 @op(LinalgVectorNormBackward0)
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """The ``p``-norm of all elements, or along ``dim``."""
+    """The ``p``-norm of all elements, or along ``dim`` (any real ``p``, ``inf`` and ``-inf``
+    included; ``p = 0`` counts the nonzero elements)."""
     x = tensor_operand(input, "norm")
-    _require_float("linalg.vector_norm", x)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {dtypes.scalar_type_name(x._data.dtype)}")
     if p == "fro" or p is None:
         p = 2
-    if not isinstance(p, (int, float)) or p <= 0:
-        raise RuntimeError(f"norm(): p must be a positive number or 'fro', got {p!r}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.\n"
+                           "nbgrad hint: nbgrad computes vector norms only: p is a number or 'fro'.")
     data = x._data
     axes = normalize_dims(dim, data.ndim)
-    axis = _axis(axes, data.ndim)
-    xp = array_module(data)
-    magnitude = xp.abs(data)
-    if p == math.inf:
-        value = magnitude.max(axis=axis, keepdims=keepdim)
-    elif p == 2:  # scaled by the largest magnitude, so tiny or huge values do not under/overflow
-        scale = magnitude.max(axis=axis, keepdims=True) if data.size else magnitude.sum(axis=axis, keepdims=True)
-        scale = xp.where(scale > 0, scale, 1).astype(data.dtype)
-        value = xp.sqrt(((data / scale) ** 2).sum(axis=axis, keepdims=True)) * scale
-        if not keepdim:
-            value = value.reshape([s for i, s in enumerate(data.shape) if i not in axes])
-    else:
-        value = (magnitude ** p).sum(axis=axis, keepdims=keepdim) ** (1.0 / p)
-    out = Tensor._make(value.astype(data.dtype, copy=False))
+    _check_norm_identity(p, data, dim)
+    out = Tensor._make(_vector_norm(data, p, axes, keepdim).astype(data.dtype, copy=False))
     if should_record(x):
         record(LinalgVectorNormBackward0, out, (x,), saved=(x, OUTPUT), ord=p, axes=axes,
                keepdim=keepdim)
     return out
+
+
+def peak(data, axis):
+    """The largest value along ``axis``, dimensions kept (what a log-sum-exp subtracts);
+    ``-inf`` over no elements, where NumPy's max has no identity."""
+    if data.size:
+        return data.max(axis=axis, keepdims=True)
+    return array_module(data).full_like(data.sum(axis=axis, keepdims=True), -math.inf)
 
 
 class LogsumexpBackward0(Node):
@@ -422,18 +526,17 @@ class LogsumexpBackward0(Node):
 
 @op(LogsumexpBackward0)
 def logsumexp(input, dim, keepdim=False):
-    """``log(sum(exp(x)))`` along ``dim``, without overflow."""
+    """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements)."""
     x = tensor_operand(input, "logsumexp")
     data = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().numpy)
     axes = normalize_dims(dim, data.ndim)
     axis = _axis(axes, data.ndim)
     xp = array_module(data)
-    peak = data.max(axis=axis, keepdims=True)
-    peak = xp.where(xp.isfinite(peak), peak, 0)
-    value = xp.log(xp.exp(data - peak).sum(axis=axis, keepdims=True)) + peak
-    if not keepdim:
-        value = value.reshape([s for i, s in enumerate(data.shape) if i not in axes])
-    out = Tensor._make(value)
+    top = peak(data, axis)
+    top = xp.where(xp.isfinite(top), top, 0)
+    with np.errstate(divide="ignore"):  # log(0) is -inf: every element was -inf, or none
+        value = xp.log(xp.exp(data - top).sum(axis=axis, keepdims=True)) + top
+    out = Tensor._make(value if keepdim else value.reshape(_reduced_shape(data.shape, axes)))
     if should_record(x):
         record(LogsumexpBackward0, out, (x,), saved=(x, OUTPUT), axes=axes, keepdim=keepdim)
     return out
