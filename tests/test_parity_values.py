@@ -503,3 +503,54 @@ def test_softmax_of_integers_with_a_float_dtype(name):
         return getattr(x, name)(1, dtype=M.float64), getattr(M.nn.functional, name)(x, 0, dtype=M.float32)
 
     check(program)
+
+
+# -- 10. cat and stack: 0-d tensors, legacy empty tensors, empty lists ------------------------
+LEGACY_EMPTY = "legacy"  # stands for a (0,) tensor in the cases below
+
+
+@pytest.mark.parametrize("shapes, dim", [
+    ((LEGACY_EMPTY, (2, 2)), 1), (((2, 2), LEGACY_EMPTY, (2, 3)), -1), ((LEGACY_EMPTY, (2,)), 0),
+    ((LEGACY_EMPTY, LEGACY_EMPTY), 1), ((LEGACY_EMPTY, (3, 1, 2), LEGACY_EMPTY, (3, 4, 2)), 1),
+    (((0, 3), (2, 3)), 0), (((2, 3), (2, 0)), 1),
+], ids=str)
+def test_cat_skips_legacy_empty_tensors(shapes, dim):
+    """PyTorch's legacy rule: a 1-d tensor of size 0 takes no part in cat (not in the dim
+    check, not in the shapes); its gradient is an empty tensor of its own shape."""
+    rng = np.random.default_rng(len(shapes) + dim)
+    values = [np.zeros(0) if s is LEGACY_EMPTY else rng.standard_normal(s) for s in shapes]
+    dtypes = ["float64" if i % 2 else "float32" for i in range(len(shapes))]
+
+    def program(M):
+        leaves = [tensor(M, v, d) for v, d in zip(values, dtypes)]
+        out = M.cat(leaves, dim)
+        backward_of(M, out, 11)
+        return out, [grad_of(t) for t in leaves]
+
+    check(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda M: M.cat([M.tensor(1.0), M.tensor(2.0)]),
+    lambda M: M.cat([M.ones(2), M.tensor(1.0)]),
+    lambda M: M.cat([M.zeros(0), M.tensor(1.0)]),
+    lambda M: M.cat([M.tensor(1.0)], 0),
+    lambda M: M.cat([M.zeros(0), M.ones(2, 2)], 2),
+    lambda M: M.cat([M.zeros(0, 3), M.ones(2, 2)], 1),
+    lambda M: M.cat([M.ones(2, 2), M.ones(2)]),
+    lambda M: M.cat([]),
+    lambda M: M.stack([]),
+    lambda M: M.stack(()),
+])
+def test_cat_and_stack_errors(program):
+    check_error(program)
+
+
+def test_stack_of_zero_dim_tensors():
+    def program(M):
+        a, b = M.tensor(1.0, requires_grad=True), M.tensor(2.0, dtype=M.float64, requires_grad=True)
+        out = M.stack([a, b])
+        (out * M.tensor([3.0, 4.0], dtype=M.float64)).sum().backward()
+        return out, grad_of(a), grad_of(b)
+
+    check(program)

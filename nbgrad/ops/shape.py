@@ -319,6 +319,8 @@ def _tensor_sequence(op, tensors):
             f"{type(tensors).__name__}"
         )
     if not tensors:
+        if op == "stack":  # PyTorch words (and types) the two differently
+            raise RuntimeError("stack expects a non-empty TensorList")
         raise ValueError(f"nbgrad.{op}(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
@@ -336,9 +338,14 @@ class CatBackward0(Node):
     def apply(self, grad):
         grads, start = [], 0
         for fn, size, meta in zip(self._next_nodes, self.sizes, self.metas):
-            key = (slice(None),) * self.dim + (slice(start, start + size),)
-            start += size
-            grads.append(None if fn is None else _cast(grad[key], meta))
+            if fn is None:
+                grads.append(None)
+            elif size is None:  # a skipped legacy empty tensor: an empty gradient
+                grads.append(_cast(grad.new_zeros(0), meta))
+            else:
+                key = (slice(None),) * self.dim + (slice(start, start + size),)
+                grads.append(_cast(grad[key], meta))
+            start += size or 0
         return tuple(grads)
 
 
@@ -346,14 +353,31 @@ def _cast(grad, dtype):
     return grad if grad._data.dtype == dtype else grad.to(dtype=dtype)
 
 
+def _skipped(array):
+    """A 1-d tensor of size 0 takes no part in ``cat`` (PyTorch's legacy rule): any other
+    tensor can follow it, whatever its shape."""
+    return array.ndim == 1 and array.shape[0] == 0
+
+
 @op(CatBackward0, aliases=("concat", "concatenate"), method=False)
 def cat(tensors, dim=0):
-    """The tensors joined along an existing dimension ``dim``."""
+    """The tensors joined along an existing dimension ``dim``; a 1-d empty tensor among
+    them is skipped, as in PyTorch."""
     arrays = _tensor_sequence("cat", tensors)
-    reference = next((a for a in arrays if a.ndim), arrays[0])
+    for i, a in enumerate(arrays):
+        if not a.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    joined = [a for a in arrays if not _skipped(a)]
+    if not joined:  # only legacy empties: the result is one of them
+        out = Tensor._make(arrays[0].copy())
+        if should_record(*tensors):
+            record(CatBackward0, out, tuple(tensors), dim=0, sizes=[None] * len(arrays),
+                   metas=[t._data.dtype for t in tensors])
+        return out
+    reference = joined[0]
     d = dtypes.dim_index(dim, reference.ndim)
     for i, a in enumerate(arrays):
-        if a.ndim == 1 and a.shape[0] == 0:
+        if _skipped(a):
             continue
         if a.ndim != reference.ndim:
             raise RuntimeError(
@@ -366,10 +390,10 @@ def cat(tensors, dim=0):
                     f"{reference.shape[axis]} but got size {a.shape[axis]} for tensor number {i} "
                     "in the list."
                 )
-    out = Tensor._make(array_module(reference).concatenate(arrays, axis=d))
+    out = Tensor._make(array_module(reference).concatenate(joined, axis=d))
     if should_record(*tensors):
         record(CatBackward0, out, tuple(tensors), dim=d,
-               sizes=[a.shape[d] if a.ndim else 0 for a in arrays],
+               sizes=[None if _skipped(a) else a.shape[d] for a in arrays],
                metas=[t._data.dtype for t in tensors])
     return out
 
