@@ -368,14 +368,21 @@ def cat(tensors, dim=0):
         if not a.ndim:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     joined = [a for a in arrays if not _skipped(a)]
-    if not joined:  # only legacy empties: the result is one of them
-        out = Tensor._make(arrays[0].copy())
-        if should_record(*tensors):
-            record(CatBackward0, out, tuple(tensors), dim=0, sizes=[None] * len(arrays),
-                   metas=[t._data.dtype for t in tensors])
-        return out
-    reference = joined[0]
-    d = dtypes.dim_index(dim, reference.ndim)
+    if joined:
+        d = dtypes.dim_index(dim, joined[0].ndim)
+        _check_cat_shapes(arrays, joined[0], d)
+        data = array_module(joined[0]).concatenate(joined, axis=d)
+    else:  # only legacy empties: the result is one of them (``dim`` is not checked)
+        d, data = 0, arrays[0].copy()
+    out = Tensor._make(data)
+    if should_record(*tensors):
+        record(CatBackward0, out, tuple(tensors), dim=d,
+               sizes=[None if _skipped(a) else a.shape[d] for a in arrays],
+               metas=[t._data.dtype for t in tensors])
+    return out
+
+
+def _check_cat_shapes(arrays, reference, d):
     for i, a in enumerate(arrays):
         if _skipped(a):
             continue
@@ -390,12 +397,6 @@ def cat(tensors, dim=0):
                     f"{reference.shape[axis]} but got size {a.shape[axis]} for tensor number {i} "
                     "in the list."
                 )
-    out = Tensor._make(array_module(reference).concatenate(joined, axis=d))
-    if should_record(*tensors):
-        record(CatBackward0, out, tuple(tensors), dim=d,
-               sizes=[None if _skipped(a) else a.shape[d] for a in arrays],
-               metas=[t._data.dtype for t in tensors])
-    return out
 
 
 class StackBackward0(Node):
