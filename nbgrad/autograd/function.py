@@ -68,6 +68,10 @@ class BackwardCFunction(Node, FunctionCtx):
         self.output_metas = ()
         self.tensor_positions = ()
         self.num_outputs = 1
+        self._dtype = None  # until an output is attached: the outputs may differ in dtype
+
+    def input_dtype(self, output_nr):
+        return self.output_metas[output_nr][1]
 
     def apply(self, *grad_outputs):
         if self.materialize_grads:

@@ -1,0 +1,290 @@
+"""Parity of the engine with PyTorch: gradient dtypes, ``inputs=``, hooks, grad mode,
+custom Functions, gradcheck, reentrant backward, and the version checks of the losses."""
+
+import numpy as np
+import pytest
+
+from parity import check, check_error, check_warning, grad_of, leaf, torch
+
+import nbgrad as ng
+
+FLOATS = ["float16", "float32", "float64"]
+
+
+# -- 1. a gradient has the dtype of the tensor it is the gradient of -------------------------
+def _random_dtype_chain(M, seed):
+    """A chain of operations mixing float dtypes (promotion, in-place, casts, sum(dtype=)):
+    every leaf's .grad and every retained gradient must have its tensor's dtype."""
+    rng = np.random.default_rng(seed)
+    dtype = lambda: getattr(M, FLOATS[rng.integers(len(FLOATS))])  # noqa: E731
+    leaves = [M.tensor(rng.uniform(0.5, 1.5, 3).tolist(), dtype=dtype(), requires_grad=True)
+              for _ in range(3)]
+    a = leaves[0] * 1
+    retained = [a]
+    for _ in range(6):
+        other = leaves[rng.integers(len(leaves))]
+        kind = rng.integers(5)
+        if kind == 0:
+            a = a * other
+        elif kind == 1:
+            a = a + other
+        elif kind == 2:
+            a = a * 1
+            a += other  # in place: the result keeps a's dtype, other's gradient keeps other's
+        elif kind == 3:
+            a = a.to(dtype())
+        else:
+            a = other.type_as(a) * a
+        a.retain_grad()
+        retained.append(a)
+    a.sum(dtype=dtype()).backward()
+    return [None if t.grad is None else (t.grad.dtype, t.grad) for t in leaves + retained]
+
+
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
+@pytest.mark.parametrize("seed", range(40))
+def test_gradient_dtype_is_the_tensor_dtype(seed):
+    check(lambda M: _random_dtype_chain(M, seed), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("source", FLOATS)
+@pytest.mark.parametrize("target", FLOATS)
+def test_sum_with_dtype_sends_back_the_input_dtype(source, target):
+    def program(M):
+        x = leaf(M, [1.0, 2.0, 3.0], getattr(M, source))
+        x.sum(dtype=getattr(M, target)).backward()
+        return x.grad
+
+    check(program)
+
+
+@pytest.mark.parametrize("self_dtype", FLOATS)
+@pytest.mark.parametrize("other_dtype", FLOATS)
+def test_in_place_operand_gets_its_own_dtype(self_dtype, other_dtype):
+    def program(M):
+        a = leaf(M, [1.0, 2.0], getattr(M, self_dtype))
+        b = leaf(M, [3.0, 4.0], getattr(M, other_dtype))
+        a2 = a * 1
+        a2 += b * b
+        seen = []
+        b.register_hook(lambda g: seen.append(g.dtype))
+        a2.sum().backward()
+        return a.grad, b.grad, seen
+
+    check(program)
+
+
+def test_gradients_of_several_dtypes_are_cast_before_they_add_up():
+    def program(M):
+        x = leaf(M, [1.0, 2.0], M.float32)
+        y = x * 1
+        y.retain_grad()
+        (y.double() * 3 + y.sum(dtype=M.float64) + y).sum().backward()
+        return y.grad, x.grad
+
+    check(program)
+
+
+def test_grad_of_a_float32_input_through_a_float64_sum_is_float32():
+    def program(M):
+        x = leaf(M, [1.0, 2.0], M.float32)
+        (g,) = M.autograd.grad(x.sum(dtype=M.float64), x)
+        y = x * 2
+        (h,) = M.autograd.grad((y.double() ** 2).sum(), y)
+        return g, h
+
+    check(program)
+
+
+# -- 2. an input named twice is one edge -------------------------------------------------------
+ALIASES = {
+    "same": lambda M, x: x,
+    "type_as": lambda M, x: x.type_as(x),
+    "to": lambda M, x: x.to(M.float32),
+    "flatten(0,0)": lambda M, x: x.flatten(0, 0),
+}
+
+
+@pytest.mark.parametrize("alias", ALIASES)
+@pytest.mark.parametrize("non_leaf", [False, True])
+def test_backward_inputs_named_twice_accumulate_once(alias, non_leaf):
+    def program(M):
+        x = leaf(M, [1.0, 2.0, 3.0])
+        t = x * 3 if non_leaf else x
+        (t * 2).sum().backward(inputs=[t, ALIASES[alias](M, t)])
+        return grad_of(t), t.retains_grad, x.grad
+
+    check(program)
+
+
+def test_grad_inputs_named_twice_each_get_the_gradient():
+    def program(M):
+        x = leaf(M, [1.0, 2.0, 3.0])
+        return M.autograd.grad((x * x).sum(), [x, x.type_as(x), x])
+
+    check(program)
+
+
+# -- 3. hooks and inputs= ----------------------------------------------------------------------
+def _hooked(M, calls):
+    """x, z leaves and y = x * z, every hook that PyTorch offers appending its name."""
+    x, z = leaf(M, [1.0, 2.0]), leaf(M, [3.0, 4.0])
+    y = x * z
+    accumulator = y.grad_fn.next_functions[0][0]
+    x.register_hook(lambda g: calls.append("x tensor"))
+    z.register_hook(lambda g: calls.append("z tensor"))
+    x.register_post_accumulate_grad_hook(lambda t: calls.append("x post-accumulate"))
+    accumulator.register_prehook(lambda g: calls.append("x accumulator pre"))
+    accumulator.register_hook(lambda gi, go: calls.append("x accumulator post"))
+    y.register_hook(lambda g: calls.append("y tensor"))
+    y.grad_fn.register_prehook(lambda g: calls.append("y node pre"))
+    y.grad_fn.register_hook(lambda gi, go: calls.append("y node post"))
+    return x, z, y
+
+
+def _per_tensor(calls):
+    """The calls of each tensor's hooks, in order. The order between two leaves is not
+    compared: PyTorch runs accumulators as a tie of its ready queue."""
+    return [[c for c in calls if c.startswith(name)] for name in "xyz"]
+
+
+INPUTS = {
+    "none": lambda x, z, y: None,
+    "x": lambda x, z, y: [x],
+    "z": lambda x, z, y: [z],
+    "y": lambda x, z, y: (y,),
+    "y, z": lambda x, z, y: [y, z],
+    "x, x": lambda x, z, y: [x, x],
+}
+
+
+@pytest.mark.parametrize("inputs", INPUTS)
+def test_which_hooks_run_for_backward_inputs(inputs):
+    def program(M):
+        calls = []
+        x, z, y = _hooked(M, calls)
+        (y * 2).sum().backward(inputs=INPUTS[inputs](x, z, y))
+        return _per_tensor(calls), grad_of(x), grad_of(z), y.retains_grad
+
+    check(program)
+
+
+@pytest.mark.parametrize("inputs", ["x", "z", "y", "y, z", "x, x"])
+def test_which_hooks_run_for_autograd_grad(inputs):
+    def program(M):
+        calls = []
+        x, z, y = _hooked(M, calls)
+        grads = M.autograd.grad((y * 2).sum(), INPUTS[inputs](x, z, y))
+        return _per_tensor(calls), grads, x.grad, z.grad
+
+    check(program)
+
+
+def test_post_accumulate_hook_must_return_none():
+    def program(M):
+        x = leaf(M, [1.0, 2.0])
+        x.register_post_accumulate_grad_hook(lambda t: t.grad.mul_(-1))
+        (x * 2).sum().backward()
+
+    check_error(program)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("shared", ["add", "expand", "root"])
+def test_post_accumulate_hook_modifies_the_grad_that_stays(create_graph, shared):
+    """The hook's tensor.grad is the .grad that remains, never an array shared with another
+    leaf or with a broadcast: changing it in place changes that leaf's gradient only."""
+
+    def program(M):
+        x, z = leaf(M, [1.0, 2.0, 3.0]), leaf(M, [1.0, 1.0, 1.0])
+
+        def negate(t):
+            t.grad.sub_(5)
+
+        x.register_post_accumulate_grad_hook(negate)
+        if shared == "add":
+            out = (x + z).sum()
+        elif shared == "expand":
+            out = (x.expand(2, 3) + z).sum()
+        else:
+            out = M.stack([x, z]).sum()
+        out.backward(create_graph=create_graph)
+        return x.grad.detach(), z.grad.detach(), x.grad.requires_grad
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_graph's reference-cycle warning
+        check(program)
+
+
+def test_tensor_hook_changing_its_argument_in_place():
+    def program(M):
+        x = leaf(M, [1.0, 2.0, 3.0])
+        kept = []
+
+        def double(g):
+            kept.append(g)
+            g.mul_(2)
+
+        x.register_hook(double)
+        def add_one(t):
+            t.grad.add_(1)
+
+        x.register_post_accumulate_grad_hook(add_one)
+        (x * 1).sum().backward()
+        return x.grad, kept[0]
+
+    check(program)
+
+
+@pytest.mark.parametrize("used", [0, 1, 2])
+def test_hook_on_an_unused_output_is_called_with_none(used):
+    def program(M):
+        x = leaf(M, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        pieces = (x * 1).unbind(0)
+        seen = []
+        for i, piece in enumerate(pieces):
+            piece.register_hook(lambda g, i=i: seen.append((i, None if g is None else g.tolist())))
+        pieces[used].sum().backward()
+        return sorted(seen, key=lambda s: s[0]), x.grad
+
+    check(program)
+
+
+class _Recorder:
+    """A hook that is an object with ``__call__``, not a function."""
+
+    def __init__(self, calls, name):
+        self.calls, self.name = calls, name
+
+    def __call__(self, *args):
+        self.calls.append((self.name, len(args)))
+
+
+def test_callable_objects_are_hooks_everywhere():
+    def program(M):
+        calls = []
+        x = leaf(M, [1.0, 2.0])
+        y = x * 2
+        x.register_hook(_Recorder(calls, "leaf tensor"))
+        x.register_post_accumulate_grad_hook(_Recorder(calls, "post-accumulate"))
+        y.register_hook(_Recorder(calls, "tensor"))
+        y.grad_fn.register_prehook(_Recorder(calls, "node pre"))
+        y.grad_fn.register_hook(_Recorder(calls, "node post"))
+        y.sum().backward()
+        return calls
+
+    check(program)
+
+
+# -- 5. materialized gradients -----------------------------------------------------------------
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_materialized_grads_require_grad_under_create_graph(create_graph):
+    def program(M):
+        x, unused = leaf(M, [1.0, 2.0]), leaf(M, [3.0, 4.0], M.float64)
+        grads = M.autograd.grad((x * x).sum(), [x, unused], materialize_grads=True,
+                                create_graph=create_graph)
+        return grads, grads[1].dtype, grads[1].is_leaf
+
+    check(program)
