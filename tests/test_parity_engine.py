@@ -288,3 +288,115 @@ def test_materialized_grads_require_grad_under_create_graph(create_graph):
         return grads, grads[1].dtype, grads[1].is_leaf
 
     check(program)
+
+
+# -- 4. grad mode as decorator -----------------------------------------------------------------
+MODES = {
+    "no_grad()": lambda M: M.no_grad(),
+    "enable_grad()": lambda M: M.enable_grad(),
+    "set_grad_enabled(False)": lambda M: M.set_grad_enabled(False),
+    "set_grad_enabled(True)": lambda M: M.set_grad_enabled(True),
+    "no_grad": lambda M: M.no_grad,
+    "enable_grad": lambda M: M.enable_grad,
+}
+
+
+@pytest.mark.parametrize("outer", [False, True])
+@pytest.mark.parametrize("mode", MODES)
+def test_decorated_function(mode, outer):
+    def program(M):
+        @MODES[mode](M)
+        def double(x):
+            return x * 2, M.is_grad_enabled()
+
+        x = leaf(M, [1.0])
+        with M.set_grad_enabled(outer):
+            y, inside = double(x)
+        return y.requires_grad, inside, M.is_grad_enabled(), double.__name__
+
+    check(program)
+
+
+@pytest.mark.parametrize("outer", [False, True])
+@pytest.mark.parametrize("mode", MODES)
+def test_decorated_generator_has_the_mode_between_its_yields(mode, outer):
+    def program(M):
+        @MODES[mode](M)
+        def steps(x):
+            seen = []
+            received = yield (x * 2).requires_grad
+            seen.append((received, M.is_grad_enabled()))
+            try:
+                yield (x * 3).requires_grad
+            except KeyError:
+                seen.append(("thrown", M.is_grad_enabled()))
+                yield "recovered"
+            return seen
+
+        x = leaf(M, [1.0])
+        with M.set_grad_enabled(outer):
+            gen = steps(x)
+            log = [next(gen), M.is_grad_enabled(), (x * 1).requires_grad]
+            log.append(gen.send("sent"))
+            log.append((x * 1).requires_grad)
+            log.append(gen.throw(KeyError("k")))
+            try:
+                next(gen)
+            except StopIteration as stop:
+                log.append(stop.value)
+        return log, M.is_grad_enabled()
+
+    check(program)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_decorated_coroutine_runs_in_the_callers_mode(mode):
+    """PyTorch's decorator wraps the call that creates the coroutine, not its body."""
+
+    def program(M):
+        @MODES[mode](M)
+        async def double(x):
+            return (x * 2).requires_grad, M.is_grad_enabled()
+
+        coroutine = double(leaf(M, [1.0]))
+        try:
+            coroutine.send(None)
+        except StopIteration as stop:
+            return stop.value
+
+    check(program)
+
+
+@pytest.mark.parametrize("mode", ["no_grad()", "no_grad", "set_grad_enabled(False)"])
+def test_decorating_a_class_warns_and_constructs_in_the_mode(mode):
+    def program(M):
+        @MODES[mode](M)
+        class Made:
+            def __init__(self, x):
+                self.requires_grad = (x * 2).requires_grad
+
+        return Made(leaf(M, [1.0])).requires_grad
+
+    check_warning(program, FutureWarning)
+
+
+@pytest.mark.parametrize("value", ["a", 1, 0, None, 1.0, np.bool_(True), lambda: None])
+def test_set_grad_enabled_takes_a_bool_only(value):
+    def program(M):
+        try:
+            M.set_grad_enabled(value)
+        finally:
+            M.set_grad_enabled(True)
+
+    check_error(program)
+
+
+def test_set_grad_enabled_as_a_call_and_its_repr():
+    def program(M):
+        M.set_grad_enabled(False)
+        off = (leaf(M, [1.0]) * 2).requires_grad
+        context = M.set_grad_enabled(True)
+        # the module path differs (nbgrad.core.grad_mode), the rest of the repr does not
+        return off, (leaf(M, [1.0]) * 2).requires_grad, repr(context).rsplit(".", 1)[1]
+
+    check(program)

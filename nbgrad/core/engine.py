@@ -57,7 +57,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, cap
     pop, push = heapq.heappop, heapq.heappush  # local names: this loop is the hot path
     arrays_only = not create_graph  # then a node's fast_apply runs, where it has one
     # Like PyTorch, backward is silent about inf/nan it produces (e.g. sqrt' at 0).
-    with set_grad_enabled(create_graph), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with set_grad_enabled(bool(create_graph)), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         while ready:
             node = pop(ready)[1]
             grads = buffers.pop(node)
