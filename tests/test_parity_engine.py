@@ -400,3 +400,145 @@ def test_set_grad_enabled_as_a_call_and_its_repr():
         return off, (leaf(M, [1.0]) * 2).requires_grad, repr(context).rsplit(".", 1)[1]
 
     check(program)
+
+
+# -- 6. custom Function ------------------------------------------------------------------------
+def _product(M, backward):
+    """F(x, y) = x * y, saving both, with the given backward."""
+
+    class Product(M.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            return x * y
+
+        @staticmethod
+        def backward(ctx, grad):
+            return backward(ctx, grad)
+
+    x, y = leaf(M, [1.0, 2.0]), leaf(M, [3.0, 4.0])
+    Product.apply(x, y).sum().backward()
+    return x.grad, y.grad
+
+
+BACKWARDS = {
+    "saved_tensors itself": lambda ctx, g: ctx.saved_tensors,
+    "saved_tensors reversed": lambda ctx, g: ctx.saved_tensors[::-1],
+    "trailing None": lambda ctx, g: (g, g, None),
+    "two trailing None": lambda ctx, g: (g, g, None, None),
+    "a list": lambda ctx, g: [g, g],
+    "one too few": lambda ctx, g: (g,),
+    "a trailing tensor": lambda ctx, g: (g, g, g),
+    "None then a tensor": lambda ctx, g: (g, g, None, g),
+}
+
+
+@pytest.mark.parametrize("backward", BACKWARDS)
+def test_what_a_function_backward_may_return(backward):
+    program = lambda M: _product(M, BACKWARDS[backward])  # noqa: E731
+    if backward in ("a list", "one too few", "a trailing tensor", "None then a tensor"):
+        check_error(program)
+    else:
+        check(program)
+
+
+def test_saved_tensors_is_a_tuple():
+    def program(M):
+        kinds = []
+        _product(M, lambda ctx, g: (kinds.append(type(ctx.saved_tensors).__name__), (g, g))[1])
+        return kinds
+
+    check(program)
+
+
+def _doubling(M, static):
+    """A Function with forward/backward as PyTorch's legacy (instance) or static methods."""
+    body = {
+        "forward": lambda ctx, x: x * 2,
+        "backward": lambda ctx, g: g * 2,
+    }
+    if static:
+        body = {name: staticmethod(f) for name, f in body.items()}
+    return type("Doubling", (M.autograd.Function,), body)
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_a_function_instance_warns_and_raises_when_called(static):
+    def instance(M):
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _doubling(M, static)()
+        return [(w.category.__name__, str(w.message).split("> ", 1)[1]) for w in caught]
+
+    check(instance)
+    check_error(lambda M: _doubling(M, static)()(leaf(M, [1.0])))
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_apply_of_either_kind_of_function(static):
+    def program(M):
+        x = leaf(M, [1.0, 2.0])
+        y = _doubling(M, static).apply(x)
+        y.sum().backward()
+        return y.grad_fn.name(), x.grad
+
+    check(program)
+
+
+@pytest.mark.parametrize("saved", ["input", "output", "intermediate"])
+def test_detach__of_a_saved_tensor_inside_backward(saved):
+    def program(M):
+        class Square(M.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x * x
+                ctx.save_for_backward({"input": x, "output": y, "intermediate": x + 1}[saved])
+                return y
+
+            @staticmethod
+            def backward(ctx, grad):
+                (t,) = ctx.saved_tensors
+                t.detach_()
+                return grad * 2 * t
+
+        x = leaf(M, [1.0, 2.0])
+        Square.apply(x * 1).sum().backward()
+        return x.grad
+
+    check(program)
+
+
+def _reference_cycle_warning_of_torch():
+    """PyTorch warns once per process (TORCH_WARN_ONCE): read its text in a fresh one."""
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, torch\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    (x * x).sum().backward(create_graph=True)\n"
+        "print(str(w[0].message).split(' (Triggered internally')[0])\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_backward_with_create_graph_warns_of_the_reference_cycle_once(monkeypatch):
+    import warnings
+
+    from nbgrad.autograd import functional
+
+    monkeypatch.setitem(functional._warned, "reference cycle", False)
+    x = ng.ones(2, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ng.autograd.grad((x * x).sum(), x, create_graph=True)  # no .grad: no cycle, no warning
+        assert not caught
+        (x * x).sum().backward(create_graph=True, inputs=[x])
+        (x * x).sum().backward(create_graph=True)
+    assert [str(w.message) for w in caught] == [_reference_cycle_warning_of_torch()]
+    assert caught[0].filename == __file__  # it points at the user's backward call
