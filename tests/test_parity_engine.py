@@ -542,3 +542,106 @@ def test_backward_with_create_graph_warns_of_the_reference_cycle_once(monkeypatc
         (x * x).sum().backward(create_graph=True)
     assert [str(w.message) for w in caught] == [_reference_cycle_warning_of_torch()]
     assert caught[0].filename == __file__  # it points at the user's backward call
+
+
+# -- 9. a loss saves its target and weights ----------------------------------------------------
+def _loss_case(M, name, target_requires_grad=False):
+    """``(loss_fn, input, target, weights)`` for one loss of nn.functional."""
+    F = M.nn.functional
+    rng = np.random.default_rng(9)
+    x = M.tensor(rng.normal(size=(3, 4)).tolist(), dtype=M.float64, requires_grad=True)
+    w = M.tensor(rng.uniform(0.5, 2, 4).tolist(), dtype=M.float64)
+    probabilities = M.tensor(rng.uniform(0, 1, (3, 4)).tolist(), dtype=M.float64,
+                             requires_grad=target_requires_grad)
+    classes = M.tensor([0, 3, 1])
+    cases = {
+        "mse": (lambda r: F.mse_loss(x, probabilities, reduction=r), probabilities, None),
+        "nll": (lambda r: F.nll_loss(x, classes, reduction=r), classes, None),
+        "nll weight": (lambda r: F.nll_loss(x, classes, weight=w, reduction=r), classes, w),
+        "cross_entropy": (lambda r: F.cross_entropy(x, classes, reduction=r), classes, None),
+        "cross_entropy weight": (lambda r: F.cross_entropy(x, classes, weight=w, reduction=r),
+                                 classes, w),
+        "cross_entropy smoothing": (
+            lambda r: F.cross_entropy(x, classes, label_smoothing=0.2, reduction=r), classes, None),
+        "cross_entropy probabilities": (lambda r: F.cross_entropy(x, probabilities, reduction=r),
+                                        probabilities, None),
+        "bce_with_logits": (
+            lambda r: F.binary_cross_entropy_with_logits(x, probabilities, reduction=r),
+            probabilities, None),
+        "bce_with_logits weight": (
+            lambda r: F.binary_cross_entropy_with_logits(x, probabilities, weight=w, reduction=r),
+            probabilities, w),
+        "bce_with_logits pos_weight": (
+            lambda r: F.binary_cross_entropy_with_logits(x, probabilities, pos_weight=w,
+                                                         reduction=r),
+            probabilities, w),
+    }
+    loss, target, weight = cases[name]
+    return loss, x, target, weight
+
+
+LOSSES = ["mse", "nll", "nll weight", "cross_entropy", "cross_entropy weight",
+          "cross_entropy smoothing", "cross_entropy probabilities", "bce_with_logits",
+          "bce_with_logits weight", "bce_with_logits pos_weight"]
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("changed", ["nothing", "target", "weight"])
+@pytest.mark.parametrize("name", LOSSES)
+def test_changing_a_loss_target_or_weight_in_place_before_backward(name, changed, reduction):
+    def program(M):
+        loss, x, target, weight = _loss_case(M, name)
+        out = loss(reduction).sum()
+        changing = {"target": target, "weight": weight}.get(changed)
+        if changing is not None:
+            with M.no_grad():
+                changing.add_(1)
+        out.backward()
+        return out, x.grad, out.grad_fn.name()
+
+    if changed == "weight" and _loss_case(ng, name)[3] is None:
+        pytest.skip("this loss has no weight")
+    if changed == "nothing":
+        check(program)
+    else:
+        check_error(program)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name", ["mse", "bce_with_logits", "bce_with_logits weight",
+                                  "bce_with_logits pos_weight"])
+def test_loss_gradients_of_input_and_target_first_and_second_order(name, reduction):
+    def program(M):
+        loss, x, target, _ = _loss_case(M, name, target_requires_grad=True)
+        out = loss(reduction)
+        g = M.ones(out.shape, dtype=out.dtype) if out.dim() else None
+        gx, gt = M.autograd.grad(out, [x, target], g, create_graph=True)
+        second = M.autograd.grad((gx * gx).sum() + (gt * gx).sum(), [x, target])
+        return out.grad_fn.name(), gx, gt, second
+
+    check(program)
+
+
+@pytest.mark.parametrize("name", ["bce_with_logits weight", "bce_with_logits pos_weight"])
+def test_bce_weights_cannot_require_grad(name):
+    def program(M):
+        loss, x, target, weight = _loss_case(M, name)
+        weight.requires_grad_()
+        loss("mean")
+
+    check_error(program)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name", ["mse", "bce_with_logits", "bce_with_logits pos_weight"])
+def test_loss_nodes_pass_gradcheck(name, reduction):
+    """The loss nodes' formulas against finite differences, in input and target, and their
+    second derivatives (gradgradcheck's idea: gradcheck of the first gradient)."""
+    loss, x, target, _ = _loss_case(ng, name, target_requires_grad=True)
+    # ``loss`` reads x and target, whose arrays gradcheck perturbs in place.
+    first = lambda x, target: loss(reduction).sum()  # noqa: E731
+    assert ng.autograd.gradcheck(first, (x, target))
+    gradient = lambda x, target: ng.autograd.grad(first(x, target), [x, target],  # noqa: E731
+                                                  create_graph=True)
+    assert ng.autograd.gradcheck(gradient, (x, target))
