@@ -645,3 +645,78 @@ def test_loss_nodes_pass_gradcheck(name, reduction):
     gradient = lambda x, target: ng.autograd.grad(first(x, target), [x, target],  # noqa: E731
                                                   create_graph=True)
     assert ng.autograd.gradcheck(gradient, (x, target))
+
+
+# -- 8. gradcheck and the gradients given to backward ------------------------------------------
+def _point(M):
+    return M.tensor([0.3, -0.7, 1.1], dtype=M.float64, requires_grad=True)
+
+
+def _function_with_backward(M, backward):
+    class Doubling(M.autograd.Function):
+        calls = [0]
+
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            Doubling.calls[0] += 1
+            return backward(grad, Doubling.calls[0])
+
+    return Doubling.apply
+
+
+GRADCHECKS = {
+    "a list of inputs": (lambda M: (lambda a, b: a * b), lambda M: [_point(M), _point(M) * 1], {}),
+    "a wrong backward": (lambda M: _function_with_backward(M, lambda g, n: g * 3),
+                         lambda M: (_point(M),), {}),
+    "a wrong backward, not raised": (lambda M: _function_with_backward(M, lambda g, n: g * 3),
+                                     lambda M: (_point(M),), {"raise_exception": False}),
+    "a nondeterministic backward": (
+        lambda M: _function_with_backward(M, lambda g, n: g * (2 + n * 1e-3)),
+        lambda M: (_point(M),), {"atol": 0.1}),
+    "within nondet_tol": (lambda M: _function_with_backward(M, lambda g, n: g * (2 + n * 1e-3)),
+                          lambda M: (_point(M),), {"atol": 0.1, "nondet_tol": 1.0}),
+    "not multiplied by grad_output": (
+        lambda M: _function_with_backward(M, lambda g, n: g * 2 + 1e-3),
+        lambda M: (_point(M),), {"atol": 0.1}),
+    "an output whose shape changes": (lambda M: (lambda a: a[a > 0.3]),
+                                      lambda M: (M.tensor([0.3, -0.7, 1.1], dtype=M.float64,
+                                                          requires_grad=True),), {}),
+    "an output whose dtype changes": (
+        lambda M: (lambda a: a * 2 if a[0] > 0.3 else (a * 2).float()),
+        lambda M: (M.tensor([0.3, -0.7, 1.1], dtype=M.float64, requires_grad=True),), {}),
+}
+
+
+@pytest.mark.parametrize("case", GRADCHECKS)
+def test_gradcheck_as_pytorch(case):
+    function, inputs, options = GRADCHECKS[case]
+
+    def program(M):
+        return M.autograd.gradcheck(function(M), inputs(M), **options)
+
+    if case in ("a list of inputs", "a wrong backward, not raised", "within nondet_tol"):
+        check(program)
+    else:
+        check_error(program)
+
+
+@pytest.mark.parametrize("given", [0, 1, 2, 3])
+@pytest.mark.parametrize("api", ["backward", "grad"])
+def test_backward_with_more_or_fewer_gradients_than_tensors(api, given):
+    def program(M):
+        x = _point(M)
+        outputs = [(x * 2).sum(), (x * x).sum()]
+        grads = [M.tensor(float(k + 1), dtype=M.float64) for k in range(given)]
+        if api == "grad":
+            return M.autograd.grad(outputs, x, grads)
+        M.autograd.backward(outputs, grads)
+        return x.grad
+
+    if given < 2:
+        check_error(program)
+    else:
+        check(program)

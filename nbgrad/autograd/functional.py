@@ -41,10 +41,9 @@ def _root_grads(outputs, grad_outputs):
             raise TypeError(
                 f"gradients can be either Tensors or None, but got {type(grad).__name__}"
             )
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            f"grad_tensors has {len(grad_outputs)} elements but tensors has {len(outputs)}"
-        )
+    # As in PyTorch: too few gradients is an error, extra ones are ignored (zip).
+    if len(grad_outputs) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     grads = []
     for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
         if grad is None:
