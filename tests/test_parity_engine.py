@@ -720,3 +720,46 @@ def test_backward_with_more_or_fewer_gradients_than_tensors(api, given):
         check_error(program)
     else:
         check(program)
+
+
+# -- 7. reentrant backward, nested deeply ------------------------------------------------------
+def _nested_reentrant(M, depth, inner_call, fail_at=None):
+    """A Function whose backward recomputes its forward and differentiates it with a
+    backward pass of its own (as checkpointing does), nested ``depth`` deep."""
+
+    class Reentrant(M.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, depth):
+            ctx.depth = depth
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            if ctx.depth == fail_at:
+                raise ValueError(f"failed at depth {ctx.depth}")
+            with M.enable_grad():
+                inner = x.detach().requires_grad_()
+                y = Reentrant.apply(inner, ctx.depth - 1) if ctx.depth > 0 else inner * 3
+            if inner_call == "grad":
+                (g,) = M.autograd.grad(y, inner, grad)
+            else:
+                y.backward(grad)
+                g = inner.grad
+            return g * 1.001, None  # each level its own factor: 1.001 ** depth
+
+    x = leaf(M, [1.0, 2.0], M.float64)
+    Reentrant.apply(x, depth).sum().backward()
+    return x.grad
+
+
+@pytest.mark.parametrize("inner_call", ["grad", "backward"])
+@pytest.mark.parametrize("depth", [1, 15, 16, 17, 2000])
+def test_reentrant_backward_nested_deeply(depth, inner_call):
+    check(lambda M: _nested_reentrant(M, depth, inner_call), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("fail_at", [0, 500, 1999])
+def test_an_error_deep_inside_reentrant_backward_reaches_the_caller(fail_at):
+    check_error(lambda M: _nested_reentrant(M, 2000, "grad", fail_at=fail_at))

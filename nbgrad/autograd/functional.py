@@ -3,7 +3,7 @@
 import warnings
 
 from .. import backend
-from ..core.engine import run_backward
+from ..core.engine import execute
 from ..ops.methods import tensor_method
 from ..tensor import Tensor
 from . import graph
@@ -82,7 +82,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     edges = None if inputs is None else _backward_input_edges(inputs)
     if create_graph:
         _warn_reference_cycle()
-    run_backward(roots, grads, retain_graph, create_graph, inputs=edges)
+    execute(roots, grads, retain_graph, create_graph, inputs=edges)
 
 
 def _backward_input_edges(inputs):
@@ -146,7 +146,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     roots = _root_edges(outputs)
     grads = _root_grads(outputs, grad_outputs)
-    result = run_backward(roots, grads, retain_graph, create_graph,
+    result = execute(roots, grads, retain_graph, create_graph,
                           inputs=[_input_edge(t) for t in inputs], capture=True)
     for i, (tensor, g) in enumerate(zip(inputs, result)):
         if g is None:

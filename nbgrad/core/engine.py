@@ -23,17 +23,68 @@ gradient only if it called ``retain_grad()``, which is a hook on its ``grad_fn``
 not lead to their ``inputs`` (hooks included); ``autograd.grad`` captures the gradients of
 its ``inputs`` instead of accumulating into ``.grad``.
 
+*Reentrant passes.* ``execute``, the entry point, runs ``run_backward``; a pass nested
+deeply inside others (a Function's backward that calls ``autograd.grad``) moves to a fresh
+thread, so that nesting is not limited by Python's stack.
+
 *Dtypes.* A gradient has the dtype of the tensor it is the gradient of: a gradient computed
 in another dtype (``x32.sum(dtype=float64)``) is cast on its way into the node's buffer.
 """
 
 import heapq
+import threading
 
 import numpy as np
 
 from ..dtypes import from_numpy_dtype
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad
+
+
+def execute(roots, root_grads, retain_graph, create_graph, inputs=None, capture=False):
+    """``run_backward``, the entry point of ``backward`` and ``autograd.grad``.
+
+    A backward pass started inside another (a custom Function's ``backward`` that calls
+    ``autograd.grad``, as checkpointing does) nests Python calls. Past ``MAX_NESTING`` nested
+    passes on one thread the pass runs on a fresh thread, whose Python stack starts empty,
+    and this thread waits for it: as PyTorch's engine hands a deep reentrant backward to
+    another thread, so that thousands of nested passes do not overflow the stack.
+    """
+    depth = _nesting.depth
+    if depth >= MAX_NESTING:
+        return _on_fresh_thread(execute, roots, root_grads, retain_graph, create_graph,
+                                inputs, capture)
+    _nesting.depth = depth + 1
+    try:
+        return run_backward(roots, root_grads, retain_graph, create_graph, inputs, capture)
+    finally:
+        _nesting.depth = depth
+
+
+class _Nesting(threading.local):
+    depth = 0  # backward passes this thread is running, one inside another
+
+
+_nesting = _Nesting()
+MAX_NESTING = 16  # nested passes per thread: a few hundred Python frames
+
+
+def _on_fresh_thread(function, *args):
+    """``function(*args)`` run on a new thread; its result returned, its exception raised."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["result"] = function(*args)
+        except BaseException as error:  # noqa: BLE001 - re-raised in the calling thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, name="nbgrad reentrant backward")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, capture=False):
