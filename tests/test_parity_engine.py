@@ -682,6 +682,9 @@ GRADCHECKS = {
     "not multiplied by grad_output": (
         lambda M: _function_with_backward(M, lambda g, n: g * 2 + 1e-3),
         lambda M: (_point(M),), {"atol": 0.1}),
+    "an output that is a view of the input": (lambda M: (lambda a: a.view(3, 1)),
+                                              lambda M: (_point(M),), {}),
+    "the input itself": (lambda M: (lambda a: a.to(M.float64)), lambda M: (_point(M),), {}),
     "an output whose shape changes": (lambda M: (lambda a: a[a > 0.3]),
                                       lambda M: (M.tensor([0.3, -0.7, 1.1], dtype=M.float64,
                                                           requires_grad=True),), {}),
@@ -698,7 +701,8 @@ def test_gradcheck_as_pytorch(case):
     def program(M):
         return M.autograd.gradcheck(function(M), inputs(M), **options)
 
-    if case in ("a list of inputs", "a wrong backward, not raised", "within nondet_tol"):
+    if case in ("a list of inputs", "a wrong backward, not raised", "within nondet_tol",
+                "an output that is a view of the input", "the input itself"):
         check(program)
     else:
         check_error(program)

@@ -72,14 +72,17 @@ def numerical_jacobian(func, inputs, eps):
             index = tuple(int(i) for i in np.unravel_index(j, data.shape))
             original = data[index].item()
             # The input's array is perturbed directly: no version bump, no graph change.
+            # The values are copied out at once: an output may be a view of the input.
             data[index] = original - eps
             minus = _tensors(func(*inputs))
+            minus_values = [_host_column(o) for o in minus]
             data[index] = original + eps
             plus = _tensors(func(*inputs))
+            plus_values = [_host_column(o) for o in plus]
             data[index] = original
             _check_same_shape_and_dtype(minus, plus, index, eps)
-            for i, (p, m) in enumerate(zip(plus, minus)):
-                jacobians[i][k][:, j] = (_host_column(p) - _host_column(m)) / (2 * eps)
+            for i, (p, m) in enumerate(zip(plus_values, minus_values)):
+                jacobians[i][k][:, j] = (p - m) / (2 * eps)
     return jacobians
 
 
