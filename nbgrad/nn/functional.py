@@ -343,7 +343,7 @@ class NllLossBackward0(Node):
     __slots__ = ("shape", "key", "target_shape", "scale", "divisor", "ignored")
 
     def apply(self, grad):
-        self.saved_values  # the target and weight: unpacking checks their versions
+        _target, _weight = self.saved_values  # unpacked: checks neither changed in place
         scale, divisor = self.scale, self.divisor
         values = -(grad / divisor) if divisor is not None else -grad
         if scale is not None:
@@ -353,7 +353,7 @@ class NllLossBackward0(Node):
 
     def fast_apply(self, grad):
         # The same formula on the arrays: the loss runs once per step.
-        self.saved_values  # the target and weight: unpacking checks their versions
+        _target, _weight = self.saved_values  # unpacked: checks neither changed in place
         scale, divisor, ignored = self.scale, self.divisor, self.ignored
         target_shape = self.target_shape
         g = grad._data
