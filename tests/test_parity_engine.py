@@ -96,6 +96,19 @@ def test_grad_of_a_float32_input_through_a_float64_sum_is_float32():
     check(program)
 
 
+@pytest.mark.parametrize("inner", FLOATS[1:])
+@pytest.mark.parametrize("outer", FLOATS[1:])
+def test_the_cast_of_a_gradient_is_differentiated_again(inner, outer):
+    def program(M):
+        x = leaf(M, [0.5, 1.5], getattr(M, inner))
+        y = (x.to(getattr(M, outer)) ** 3).sum(dtype=M.float64)
+        (g,) = M.autograd.grad(y, x, create_graph=True)
+        (h,) = M.autograd.grad((g * g).sum(), x)
+        return g, h
+
+    check(program)
+
+
 # -- 2. an input named twice is one edge -------------------------------------------------------
 ALIASES = {
     "same": lambda M, x: x,
