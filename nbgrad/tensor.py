@@ -213,7 +213,8 @@ class Tensor:
     def grad(self):
         """The gradient accumulated by backward; ``None`` before it, and for non-leaves that do
         not retain it (chapter 03)."""
-        if self._grad_fn is not None and not self._retains_grad:
+        # As PyTorch: only while there is no gradient (backward(inputs=[y]) gives y one).
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

@@ -20,6 +20,8 @@ As in PyTorch::
 receives *is* the node that becomes the outputs' ``grad_fn``.
 """
 
+import warnings
+
 from ..backend import array_module
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedOutput, SavedTensor
@@ -41,7 +43,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        return self.saved_values
+        """The tensors given to ``save_for_backward``, version-checked, as a tuple."""
+        return tuple(self.saved_values)
 
     def mark_dirty(self, *tensors):
         self.dirty_tensors = tensors
@@ -68,6 +71,10 @@ class BackwardCFunction(Node, FunctionCtx):
         self.output_metas = ()
         self.tensor_positions = ()
         self.num_outputs = 1
+        self._dtype = None  # until an output is attached: the outputs may differ in dtype
+
+    def input_dtype(self, output_nr):
+        return self.output_metas[output_nr][1]
 
     def apply(self, *grad_outputs):
         if self.materialize_grads:
@@ -80,6 +87,8 @@ class BackwardCFunction(Node, FunctionCtx):
         if not isinstance(grads, tuple):
             grads = (grads,)
         expected = len(self.needs_input_grad)
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            grads = grads[:expected]  # extra gradients are allowed if they are all None
         if len(grads) != expected:
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of gradients (expected "
@@ -143,6 +152,15 @@ class Function:
         )
 
     def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args, **kwargs):
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "

@@ -1,7 +1,9 @@
 """The entry points into the engine: ``backward`` and ``grad``, with their checks."""
 
+import warnings
+
 from .. import backend
-from ..core.engine import run_backward
+from ..core.engine import execute
 from ..ops.methods import tensor_method
 from ..tensor import Tensor
 from . import graph
@@ -39,10 +41,9 @@ def _root_grads(outputs, grad_outputs):
             raise TypeError(
                 f"gradients can be either Tensors or None, but got {type(grad).__name__}"
             )
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            f"grad_tensors has {len(grad_outputs)} elements but tensors has {len(outputs)}"
-        )
+    # As in PyTorch: too few gradients is an error, extra ones are ignored (zip).
+    if len(grad_outputs) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     grads = []
     for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
         if grad is None:
@@ -78,22 +79,41 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     roots = _root_edges(outputs)
     grads = _root_grads(outputs, grad_tensors)
-    if inputs is None:
-        run_backward(roots, grads, retain_graph, create_graph)
-        return
+    edges = None if inputs is None else _backward_input_edges(inputs)
+    if create_graph:
+        _warn_reference_cycle()
+    execute(roots, grads, retain_graph, create_graph, inputs=edges)
+
+
+def _backward_input_edges(inputs):
+    """The edges of ``backward(inputs=...)``. As in PyTorch, a non-leaf among them retains
+    its gradient from now on; an input named twice (``x.type_as(x)`` is ``x``) is one node,
+    which runs once."""
     inputs = _tensor_list(inputs, "inputs")
     if not inputs:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    input_grads = run_backward(roots, grads, retain_graph, create_graph,
-                               capture=[_input_edge(t) for t in inputs])
-    for tensor, grad in zip(inputs, input_grads):
-        if grad is None:
-            continue
-        if tensor._grad_fn is None:
-            graph.grad_accumulator(tensor).apply(grad)
-        else:
-            current = tensor._grad
-            tensor._grad = grad.detach().clone() if current is None else current + grad.detach()
+    edges = [_input_edge(t) for t in inputs]
+    for tensor in inputs:
+        if tensor._grad_fn is not None:
+            tensor.retain_grad()
+    return edges
+
+
+REFERENCE_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak."
+)
+_warned = {"reference cycle": False}
+
+
+def _warn_reference_cycle():
+    # Once per process, as PyTorch warns (TORCH_WARN_ONCE).
+    if not _warned["reference cycle"]:
+        _warned["reference cycle"] = True
+        warnings.warn(REFERENCE_CYCLE_WARNING, UserWarning, stacklevel=4)
 
 
 @tensor_method("backward")
@@ -126,12 +146,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     roots = _root_edges(outputs)
     grads = _root_grads(outputs, grad_outputs)
-    result = run_backward(roots, grads, retain_graph, create_graph,
-                          capture=[_input_edge(t) for t in inputs])
+    result = execute(roots, grads, retain_graph, create_graph,
+                          inputs=[_input_edge(t) for t in inputs], capture=True)
     for i, (tensor, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
-                result[i] = Tensor._make(tensor._data * 0)
+                # zeros_like(input, requires_grad=create_graph), as PyTorch materializes them
+                zeros = Tensor._make(backend.array_module(tensor._data).zeros_like(tensor._data))
+                zeros._requires_grad = create_graph
+                result[i] = zeros
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "

@@ -25,60 +25,119 @@ class GradcheckError(RuntimeError):
     """Raised by ``gradcheck`` when the two Jacobians disagree."""
 
 
+NOT_REENTRANT = (
+    "Backward is not reentrant, i.e., running backward with same input and grad_output "
+    "multiple times gives different values, although analytical gradient matches numerical "
+    "gradient.The tolerance for nondeterminism was {nondet_tol}.\n"
+    "nbgrad hint: backward must be a function of its inputs and grad_output only; with "
+    "non-deterministic operations, pass nondet_tol=<tol>."
+)
+
+
 def _as_tuple(value):
-    return value if isinstance(value, tuple) else (value,)
+    """The inputs or outputs as a tuple: one tensor, or a tuple or list of them."""
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, list):
+        return tuple(value)
+    return (value,)
 
 
-def _differentiable_outputs(func, inputs):
-    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o._requires_grad]
+def _tensors(values):
+    return [v for v in _as_tuple(values) if isinstance(v, Tensor)]
+
+
+def _check_same_shape_and_dtype(minus, plus, index, eps):
+    """``func``'s outputs at ``x - eps`` and ``x + eps`` must be comparable, as in PyTorch."""
+    for a, b in zip(minus, plus):
+        where = f"when inputs are perturbed on index {index} by {eps}, but got:"
+        if a.shape != b.shape:
+            raise AssertionError(f"Expected `func` to return outputs with the same shape {where} "
+                                 f"shapes {a.shape} and {b.shape}.")
+        if a.dtype != b.dtype:
+            raise AssertionError(f"Expected `func` to return outputs with the same dtype {where} "
+                                 f"dtypes {a.dtype} and {b.dtype}.")
 
 
 def numerical_jacobian(func, inputs, eps):
     """One matrix per (output, input) pair: d output.flatten() / d input.flatten()."""
-    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
-    jacobians = [[np.zeros((o._data.size, t._data.size)) for t in inputs if isinstance(t, Tensor)]
-                 for o in outputs]
+    outputs = _tensors(func(*inputs))
     column_owner = [t for t in inputs if isinstance(t, Tensor)]
+    jacobians = [[np.zeros((o._data.size, t._data.size)) for t in column_owner] for o in outputs]
     for k, t in enumerate(column_owner):
         if not t._requires_grad:
             continue
         data = t._data
         for j in range(data.size):
-            index = np.unravel_index(j, data.shape)
+            index = tuple(int(i) for i in np.unravel_index(j, data.shape))
             original = data[index].item()
             # The input's array is perturbed directly: no version bump, no graph change.
-            data[index] = original + eps
-            plus = [_host_column(o) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            # The values are copied out at once: an output may be a view of the input.
             data[index] = original - eps
-            minus = [_host_column(o) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            minus = _tensors(func(*inputs))
+            minus_values = [_host_column(o) for o in minus]
+            data[index] = original + eps
+            plus = _tensors(func(*inputs))
+            plus_values = [_host_column(o) for o in plus]
             data[index] = original
-            for i, (p, m) in enumerate(zip(plus, minus)):
+            _check_same_shape_and_dtype(minus, plus, index, eps)
+            for i, (p, m) in enumerate(zip(plus_values, minus_values)):
                 jacobians[i][k][:, j] = (p - m) / (2 * eps)
     return jacobians
 
 
-def analytical_jacobian(func, inputs):
+def analytical_jacobian(output, inputs):
+    """The matrices d output.flatten() / d input.flatten(), one per tensor among ``inputs``,
+    row by row: backward of ``output`` with the gradient ``e_row``."""
     tensors = [t for t in inputs if isinstance(t, Tensor)]
     differentiable = [t for t in tensors if t._requires_grad]
-    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
-    jacobians = [[np.zeros((o._data.size, t._data.size)) for t in tensors] for o in outputs]
-    for i, out in enumerate(outputs):
-        if not out._requires_grad:
-            continue
-        for row in range(out._data.size):
-            seed = backend.array_module(out._data).zeros(out._data.size, dtype=out._data.dtype)
-            seed[row] = 1
-            grads = grad(out, differentiable, Tensor._make(seed.reshape(out._data.shape)),
-                         retain_graph=True, allow_unused=True)
-            for g, t in zip(grads, differentiable):
-                if g is not None:
-                    column = next(k for k, candidate in enumerate(tensors) if candidate is t)
-                    jacobians[i][column][row, :] = _host_column(g)
+    jacobians = [np.zeros((output._data.size, t._data.size)) for t in tensors]
+    if not output._requires_grad:
+        return jacobians
+    for row in range(output._data.size):
+        seed = backend.array_module(output._data).zeros(output._data.size, dtype=output._data.dtype)
+        seed[row] = 1
+        grads = grad(output, differentiable, Tensor._make(seed.reshape(output._data.shape)),
+                     retain_graph=True, allow_unused=True)
+        for g, t in zip(grads, differentiable):
+            if g is not None:
+                column = next(k for k, candidate in enumerate(tensors) if candidate is t)
+                jacobians[column][row, :] = _host_column(g)
     return jacobians
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_):
-    """True when autograd's gradients of ``func`` at ``inputs`` match finite differences."""
+def _backward_multiplies_grad_output(outputs, inputs):
+    """A zero gradient of the outputs must give zero gradients of the inputs (PyTorch's
+    _test_backward_mul_by_grad_output)."""
+    differentiable = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
+    zeros = [Tensor._make(backend.array_module(o._data).zeros_like(o._data)) for o in outputs]
+    grads = grad(outputs, differentiable, zeros, allow_unused=True)
+    for g in grads:
+        if g is not None and _host_column(g).any():
+            raise GradcheckError("backward not multiplied by grad_output")
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, **_):
+    """True when autograd's gradients of ``func`` at ``inputs`` match finite differences.
+
+    Parameters
+    ----------
+    func : callable
+        Takes the tensors of ``inputs`` and returns a tensor or a tuple of tensors.
+    inputs : Tensor or tuple or list of Tensors
+        The point of the check; those that require grad are perturbed (use float64).
+    eps, atol, rtol : float
+        The finite-difference step, and the tolerances of the comparison.
+    raise_exception : bool
+        Raise a ``GradcheckError`` that says what differs (default), or return ``False``.
+    nondet_tol : float
+        How much two backward passes with the same input and gradient may differ.
+
+    The other checks are PyTorch's: the outputs keep their shape and dtype under the
+    perturbation (``AssertionError``), backward gives the same result twice, and a zero
+    gradient of the outputs gives zero gradients of the inputs.
+    """
     inputs = _as_tuple(inputs)
     for i, t in enumerate(inputs):
         if isinstance(t, Tensor) and t._requires_grad and t._data.dtype != np.float64:
@@ -94,18 +153,32 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             "gradcheck expects at least one input tensor to require gradient, but none of "
             "them have requires_grad=True."
         )
+    try:
+        _check_jacobians(func, inputs, eps, atol, rtol, nondet_tol)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def _check_jacobians(func, inputs, eps, atol, rtol, nondet_tol):
     numerical = numerical_jacobian(func, inputs, eps)
-    analytical = analytical_jacobian(func, inputs)
-    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical)):
-        for j, (num, ana) in enumerate(zip(num_row, ana_row)):
+    outputs = _tensors(func(*inputs))
+    for i, output in enumerate(outputs):
+        analytical = analytical_jacobian(output, inputs)
+        again = analytical_jacobian(output, inputs)
+        if any(a.size and np.abs(a - b).max() > nondet_tol for a, b in zip(analytical, again)):
+            raise GradcheckError(NOT_REENTRANT.format(nondet_tol=nondet_tol))
+        for j, (num, ana) in enumerate(zip(numerical[i], analytical)):
             if not np.allclose(ana, num, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
                 raise GradcheckError(
                     f"Jacobian mismatch for output {i} with respect to input {j},\n"
                     f"numerical:{_matrix(num)}\nanalytical:{_matrix(ana)}\n"
                 )
-    return True
+    differentiable_outputs = [o for o in outputs if o._requires_grad]
+    if differentiable_outputs:
+        _backward_multiplies_grad_output(differentiable_outputs, inputs)
 
 
 def _matrix(m):

@@ -19,30 +19,86 @@ Unless ``retain_graph=True``, each node drops its saved tensors once it has run.
 
 Leaves receive their gradient through their ``AccumulateGrad`` node. A non-leaf keeps its
 gradient only if it called ``retain_grad()``, which is a hook on its ``grad_fn``.
-``autograd.grad`` uses the same loop but captures the gradients of its ``inputs`` instead
-of accumulating into ``.grad``, and skips the nodes that do not lead to them.
+``backward(inputs=...)`` and ``autograd.grad`` use the same loop but skip the nodes that do
+not lead to their ``inputs`` (hooks included); ``autograd.grad`` captures the gradients of
+its ``inputs`` instead of accumulating into ``.grad``.
+
+*Reentrant passes.* ``execute``, the entry point, runs ``run_backward``; a pass nested
+deeply inside others (a Function's backward that calls ``autograd.grad``) moves to a fresh
+thread, so that nesting is not limited by Python's stack.
+
+*Dtypes.* A gradient has the dtype of the tensor it is the gradient of: a gradient computed
+in another dtype (``x32.sum(dtype=float64)``) is cast on its way into the node's buffer.
 """
 
 import heapq
+import threading
 
 import numpy as np
 
+from ..dtypes import from_numpy_dtype
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad
 
 
-def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
+def execute(roots, root_grads, retain_graph, create_graph, inputs=None, capture=False):
+    """``run_backward``, the entry point of ``backward`` and ``autograd.grad``.
+
+    A backward pass started inside another (a custom Function's ``backward`` that calls
+    ``autograd.grad``, as checkpointing does) nests Python calls. Past ``MAX_NESTING`` nested
+    passes on one thread the pass runs on a fresh thread, whose Python stack starts empty,
+    and this thread waits for it: as PyTorch's engine hands a deep reentrant backward to
+    another thread, so that thousands of nested passes do not overflow the stack.
+    """
+    depth = _nesting.depth
+    if depth >= MAX_NESTING:
+        return _on_fresh_thread(execute, roots, root_grads, retain_graph, create_graph,
+                                inputs, capture)
+    _nesting.depth = depth + 1
+    try:
+        return run_backward(roots, root_grads, retain_graph, create_graph, inputs, capture)
+    finally:
+        _nesting.depth = depth
+
+
+class _Nesting(threading.local):
+    depth = 0  # backward passes this thread is running, one inside another
+
+
+_nesting = _Nesting()
+MAX_NESTING = 16  # nested passes per thread: a few hundred Python frames
+
+
+def _on_fresh_thread(function, *args):
+    """``function(*args)`` run on a new thread; its result returned, its exception raised."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["result"] = function(*args)
+        except BaseException as error:  # noqa: BLE001 - re-raised in the calling thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, name="nbgrad reentrant backward")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
+
+
+def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, capture=False):
     """Propagate ``root_grads`` from the edges ``roots`` through the graph.
 
-    ``roots`` are ``(node, output_nr)`` edges. With ``capture`` (a list of edges), the
-    gradients arriving at those edges are returned instead of being accumulated into
-    leaves, and only the part of the graph that leads to them runs.
+    ``roots`` are ``(node, output_nr)`` edges. With ``inputs`` (a list of edges), only the
+    part of the graph that leads to them runs: the inputs' own nodes run too
+    (``backward(inputs=...)``: leaves accumulate, hooks fire), or, with ``capture=True``
+    (``autograd.grad``), the gradients arriving at those edges are returned instead.
     """
-    if capture is None:
-        needed = captured = None
+    if inputs is None:
+        partial = None
     else:
-        needed = _nodes_leading_to({node for node, _ in capture}, [node for node, _ in roots])
-        captured = {edge: None for edge in capture}
+        partial = _Partial(inputs, [node for node, _ in roots], capture)
 
     buffers = {}  # node -> [gradient of output 0, gradient of output 1, ...]
     ready = []    # heap of (-sequence number, node): the most recently created node first
@@ -52,16 +108,16 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     pop, push = heapq.heappop, heapq.heappush  # local names: this loop is the hot path
     arrays_only = not create_graph  # then a node's fast_apply runs, where it has one
     # Like PyTorch, backward is silent about inf/nan it produces (e.g. sqrt' at 0).
-    with set_grad_enabled(create_graph), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with set_grad_enabled(bool(create_graph)), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         while ready:
             node = pop(ready)[1]
             grads = buffers.pop(node)
-            if node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
-                grads = _call_tensor_pre_hooks(node, grads)
-            if captured is not None:
-                _capture(node, grads, captured)
-                if node not in needed:
+            if partial is not None:
+                grads = partial.visit(node, grads)
+                if grads is None:
                     continue
+            elif node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
+                grads = _call_tensor_pre_hooks(node, grads)
             apply = node.apply_without_graph if arrays_only else node.apply
             grad_inputs = apply(*grads) if node._hooks is None else _call_node(node, apply, grads)
             if node._saved and not retain_graph:
@@ -69,6 +125,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             for next_node, output_nr, grad in zip(node._next_nodes, node._output_nrs, grad_inputs):
                 if next_node is None or grad is None:
                     continue
+                if grad._data.dtype is not next_node._dtype:
+                    grad = _as_input_dtype(grad, next_node, output_nr)
                 # Gradients reaching the same output along several paths add up.
                 buffer = buffers.get(next_node)
                 if buffer is None:
@@ -76,7 +134,47 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     push(ready, (-next_node._sequence_nr, next_node))
                 current = buffer[output_nr]
                 buffer[output_nr] = grad if current is None else current + grad
-    return None if captured is None else [captured[edge] for edge in capture]
+    return partial.captured_grads() if capture else None
+
+
+class _Partial:
+    """Backward towards ``inputs`` only: which nodes run, and the gradients captured."""
+
+    def __init__(self, inputs, root_nodes, capture):
+        self.inputs = inputs
+        self.targets = {node for node, _ in inputs}
+        self.needed = _nodes_leading_to(self.targets, root_nodes)
+        if capture:
+            self.captured = {edge: None for edge in inputs}
+        else:
+            self.captured = None
+            self.needed |= self.targets  # backward(inputs=): the inputs' nodes run as well
+
+    def visit(self, node, grads):
+        """The gradients ``node`` runs with, after its tensors' hooks; ``None`` when it need
+        not run. A node that leads to no input is skipped, hooks included, as in PyTorch."""
+        runs = node in self.needed
+        if not runs and node not in self.targets:
+            return None
+        grads = _call_tensor_pre_hooks(node, grads)
+        if self.captured is not None:
+            for output_nr, grad in enumerate(grads):
+                if (node, output_nr) in self.captured:
+                    self.captured[(node, output_nr)] = grad
+        return grads if runs else None
+
+    def captured_grads(self):
+        return [self.captured[edge] for edge in self.inputs]
+
+
+def _as_input_dtype(grad, node, output_nr):
+    """A gradient has the dtype of the tensor it is the gradient of, whatever dtype the
+    formula computed it in (``x32.sum(dtype=float64)`` sends float64 back to float32 ``x``).
+    PyTorch casts the same way, per edge, before gradients are summed (validate_outputs)."""
+    dtype = node.input_dtype(output_nr)
+    if grad._data.dtype == dtype:  # an equal dtype that is not the same object
+        return grad
+    return grad.to(from_numpy_dtype(dtype))
 
 
 def _nodes_leading_to(targets, root_nodes):
@@ -99,12 +197,6 @@ def _nodes_leading_to(targets, root_nodes):
         stack.append((node, True))
         stack.extend((n, False) for n in node._next_nodes if n is not None and n not in on_path)
     return needed
-
-
-def _capture(node, grads, captured):
-    for output_nr, grad in enumerate(grads):
-        if (node, output_nr) in captured:
-            captured[(node, output_nr)] = grad
 
 
 def _accumulate(buffers, ready, node, output_nr, grad):
@@ -131,11 +223,11 @@ def _call_tensor_pre_hooks(node, grads):
     grads = list(grads)
     for output_nr, tensor_hooks in hooks.tensor_pre.items():
         for hook in tuple(tensor_hooks.values()):
-            if grads[output_nr] is None:
-                break
-            result = hook(grads[output_nr])
+            # An output that received no gradient (an unused piece of unbind): hook(None).
+            grad = grads[output_nr]
+            result = hook(grad)
             if result is not None:
-                grads[output_nr] = _checked(hook, grads[output_nr], result)
+                grads[output_nr] = result if grad is None else _checked(hook, grad, result)
     # retain_grad runs after the tensor's other hooks, so it stores what they returned.
     for output_nr, ref in hooks.retains_grad.items():
         tensor = ref()

@@ -5,7 +5,10 @@ and as a decorator.
 """
 
 import functools
+import inspect
+import sys
 import threading
+import warnings
 
 
 class GradMode(threading.local):
@@ -37,24 +40,83 @@ class _GradModeContext:
         return False
 
     def __call__(self, func):
+        """As a decorator: the mode holds inside every call of ``func``. Inside a generator
+        it holds while the generator's own code runs, between its yields, and not in the
+        code that iterates over it (PyTorch's torch/utils/_contextlib.py)."""
+        if inspect.isclass(func):
+            warnings.warn(CLASS_DECORATION_WARNING, FutureWarning, stacklevel=2)
+            func = _constructor_of(func)
+        if inspect.isgeneratorfunction(func):
+            return _generator_in_mode(self.clone, func)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            with self.__class__(*self._args()):
+            with self.clone():
                 return func(*args, **kwargs)
 
         return wrapper
 
-    def _args(self):
-        return ()
+    def clone(self):
+        """A fresh context of the same mode: each call of a decorated function enters its own."""
+        return self.__class__()
 
 
-class no_grad(_GradModeContext):
+CLASS_DECORATION_WARNING = (
+    "Decorating classes is deprecated and will be disabled in future versions. You should "
+    "only decorate functions or methods. To preserve the current behavior of class "
+    "decoration, you can directly decorate the `__init__` method and nothing else."
+)
+
+
+def _constructor_of(cls):
+    """A decorated class becomes a function that constructs it (in the mode), as in PyTorch."""
+    return lambda *args, **kwargs: cls(*args, **kwargs)
+
+
+def _generator_in_mode(make_context, func):
+    """``func``'s generators, with every step of their code run inside ``make_context()``."""
+
+    @functools.wraps(func)
+    def generator(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with make_context():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException:  # thrown into us: thrown into func's generator
+                    with make_context():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with make_context():
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+
+    return generator
+
+
+class _NoArgumentContext(_GradModeContext):
+    """A context that also decorates without parentheses: ``@no_grad`` as ``@no_grad()``."""
+
+    def __new__(cls, func=None):
+        if func is None:
+            return super().__new__(cls)
+        return cls()(func)
+
+
+class no_grad(_NoArgumentContext):
     """Operations inside record no graph: their results do not require grad."""
 
     mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoArgumentContext):
     """Turns recording back on inside a ``no_grad`` region."""
 
     mode = True
@@ -64,12 +126,17 @@ class set_grad_enabled(_GradModeContext):
     """``set_grad_enabled(False)`` is ``no_grad()``; used as a plain call it sets the mode."""
 
     def __init__(self, mode):
+        if type(mode) is not bool:
+            raise TypeError(
+                f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                f"{_type_name(mode)}"
+            )
         self._previous = grad_mode.enabled
-        self.mode = bool(mode)
-        grad_mode.enabled = self.mode
+        self.mode = mode
+        grad_mode.enabled = mode
 
-    def _args(self):
-        return (self.mode,)
+    def clone(self):
+        return self.__class__(self.mode)
 
     def __call__(self, func):
         # As a decorator it must not leave the mode switched at decoration time.
@@ -77,8 +144,17 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(func)
 
     def __enter__(self):
-        pass
+        grad_mode.enabled = self.mode
 
     def __exit__(self, *exc):
         grad_mode.enabled = self._previous
         return False
+
+    def __repr__(self):
+        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"
+
+
+def _type_name(value):
+    """A type's name as PyTorch's argument checks print it: ``str``, ``numpy.bool``."""
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"

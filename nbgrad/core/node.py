@@ -42,7 +42,10 @@ SECOND_BACKWARD = (
 class Node:
     """A ``grad_fn``: one operation of the forward pass, seen from the backward pass."""
 
-    __slots__ = ("_next_nodes", "_output_nrs", "_sequence_nr", "_saved", "_hooks", "__weakref__")
+    # ``_dtype``: the dtype of the gradient this node takes, its outputs' dtype (set when the
+    # node joins the graph, by ``attach``); ``None`` when its outputs differ in dtype.
+    __slots__ = ("_next_nodes", "_output_nrs", "_sequence_nr", "_saved", "_hooks", "_dtype",
+                 "__weakref__")
     num_outputs = 1
     # A node may also define ``fast_apply``: the same formula as ``apply`` computed on the
     # arrays, which the engine calls when backward builds no graph (``create_graph=False``).
@@ -71,6 +74,10 @@ class Node:
     def apply(self, *grad_outputs):
         """Gradients for ``next_functions`` given the gradients of this node's outputs."""
         raise NotImplementedError
+
+    def input_dtype(self, output_nr):
+        """The dtype that the gradient of output ``output_nr`` must have: that output's."""
+        return self._dtype
 
     # -- saved values -----------------------------------------------------------------
     @property
@@ -173,6 +180,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__()
         self.variable = variable
+        self._dtype = variable._data.dtype
 
     def apply(self, grad):
         variable = self.variable
@@ -181,9 +189,10 @@ class AccumulateGrad(Node):
         current = variable._grad
         recording = grad_mode.enabled  # create_graph=True: .grad becomes part of a graph
         if current is None:
-            # A fresh array: the incoming gradient may be shared with another leaf or be a
-            # read-only broadcast, and .grad is later updated in place.
-            variable._grad = grad if recording else type(grad)._make(grad._data.copy())
+            # A copy: the incoming gradient may be shared with another leaf or be a read-only
+            # broadcast, and .grad is later updated in place (with create_graph=True the
+            # copy is recorded, as PyTorch's is).
+            variable._grad = grad.clone() if recording else type(grad)._make(grad._data.copy())
         elif recording:
             variable._grad = current + grad
         else:
@@ -191,7 +200,8 @@ class AccumulateGrad(Node):
             current._bump_version()
         post_hooks = variable._post_accumulate_hooks
         for hook in tuple(post_hooks.values()) if post_hooks else ():
-            hook(variable)
+            if hook(variable) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
 
@@ -249,6 +259,11 @@ def attach(output, node, output_nr=0):
     output._grad_fn = node
     output._output_nr = output_nr
     output._requires_grad = True
+    dtype = output._data.dtype
+    if output_nr == 0:
+        node._dtype = dtype
+    elif dtype != node._dtype:
+        node._dtype = None  # outputs of several dtypes: input_dtype tells them apart
     return output
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import creation, dtypes
 from ..autograd.graph import record, should_record
+from ..core.grad_mode import no_grad
 from ..core.node import Node
 from ..backend import array_module
 from ..ops import activations, indexing, reductions, shape
@@ -187,6 +188,35 @@ def _divide(total, count):
 
 
 # -- losses -------------------------------------------------------------------------------
+# A loss saves its target (and weights) for backward, as PyTorch's loss nodes do: changing
+# one in place before backward raises the version-counter error instead of silently giving
+# the gradient of another loss. Each loss below is computed without recording, then
+# recorded as PyTorch records it, as one node.
+class MseLossBackward0(Node):
+    """``loss = reduce((input - target)^2)``: the input's gradient is ``2 (input - target)``
+    times the incoming gradient (over the element count for ``mean``); the target's is minus
+    that."""
+
+    __slots__ = ("divisor",)
+
+    def apply(self, grad):
+        input, target = self.saved_values
+        grad_input = grad * 2 * (input - target)
+        if self.divisor is not None:
+            grad_input = grad_input / self.divisor
+        input_fn, target_fn = self._next_nodes
+        return (grad_input.sum_to_size(input.shape) if input_fn is not None else None,
+                (-grad_input).sum_to_size(target.shape) if target_fn is not None else None)
+
+
+def _record_loss(node_cls, loss, inputs, saved, reduction, count):
+    """Record ``loss`` (computed without recording) as one ``node_cls`` node."""
+    if should_record(*inputs):
+        record(node_cls, loss, inputs, saved=saved,
+               divisor=count if reduction == "mean" else None)
+    return loss
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error: ``mean((input - target)^2)``."""
     if target.size() != input.size():
@@ -199,9 +229,13 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = _reduction(size_average, reduce, reduction)
     if not (input.is_floating_point() or target.is_floating_point()):
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{dtypes.scalar_type_name(input._data.dtype)}'")
-    squared = (input - target).square()
     if weight is None:
-        return _reduce(squared, reduction)
+        with no_grad():
+            squared = (input - target).square()
+            loss = _reduce(squared, reduction)
+        return _record_loss(MseLossBackward0, loss, (input, target), (input, target),
+                            reduction, squared.numel())
+    squared = (input - target).square()  # weighted: composed of recorded operations, as in PyTorch
     if weight.size() != input.size():
         raise ValueError("Weights and input must have the same size.")
     weighted = squared * weight
@@ -309,6 +343,7 @@ class NllLossBackward0(Node):
     __slots__ = ("shape", "key", "target_shape", "scale", "divisor", "ignored")
 
     def apply(self, grad):
+        _target, _weight = self.saved_values  # unpacked: checks neither changed in place
         scale, divisor = self.scale, self.divisor
         values = -(grad / divisor) if divisor is not None else -grad
         if scale is not None:
@@ -318,6 +353,7 @@ class NllLossBackward0(Node):
 
     def fast_apply(self, grad):
         # The same formula on the arrays: the loss runs once per step.
+        _target, _weight = self.saved_values  # unpacked: checks neither changed in place
         scale, divisor, ignored = self.scale, self.divisor, self.ignored
         target_shape = self.target_shape
         g = grad._data
@@ -361,8 +397,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             value = value / divisor if divisor else value * float("nan")
     out = Tensor._make(value)
     if should_record(input):
-        record(NllLossBackward0, out, (input,), shape=input._data.shape, key=key,
-               target_shape=target._data.shape, scale=scale, divisor=divisor, ignored=ignored)
+        record(NllLossBackward0, out, (input,), saved=(target, weight), shape=input._data.shape,
+               key=key, target_shape=target._data.shape, scale=scale, divisor=divisor,
+               ignored=ignored)
     return out
 
 
@@ -459,6 +496,45 @@ def _softplus(x):
     return reductions.logsumexp(shape.stack([creation.zeros_like(x), x]), 0)
 
 
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """``loss = w ((1 - t) x + (1 + (p - 1) t) softplus(-x))`` (pos_weight ``p``), reduced.
+    Gradients (PyTorch's formulas): ``x``: ``w ((p t + 1 - t) sigmoid(x) - p t)``, or
+    ``w (sigmoid(x) - t)`` without ``p``; ``t``: ``w (p softplus(-x) - softplus(x))``, or
+    ``-w x``; both times the incoming gradient, over the element count for ``mean``."""
+
+    __slots__ = ("divisor",)
+
+    def apply(self, grad):
+        input, target, weight, pos_weight = self.saved_values
+        input_fn, target_fn = self._next_nodes
+        scale = grad if weight is None else grad * weight
+        if self.divisor is not None:
+            scale = scale / self.divisor
+        grad_input = grad_target = None
+        if input_fn is not None:
+            if pos_weight is None:
+                grad_input = scale * (input.sigmoid() - target)
+            else:
+                weighted_target = pos_weight * target
+                grad_input = scale * ((weighted_target + 1 - target) * input.sigmoid()
+                                      - weighted_target)
+        if target_fn is not None:
+            if pos_weight is None:
+                grad_target = -scale * input
+            else:
+                grad_target = scale * (pos_weight * _softplus(-input) - _softplus(input))
+        return grad_input, grad_target
+
+
+def _not_differentiable(function, **arguments):
+    for name, value in arguments.items():
+        if value is not None and value._requires_grad:
+            raise RuntimeError(
+                f"The function '{function}' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True."
+            )
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """Binary cross-entropy of ``sigmoid(input)`` against ``target`` in ``[0, 1]``,
@@ -473,10 +549,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             f"result type {dtypes.scalar_type_name(input._data.dtype)} can't be cast to the desired output type "
             f"{dtypes.scalar_type_name(target._data.dtype)}"
         )
-    neg_log_sigmoid = _softplus(-input)  # -log(sigmoid(x))
-    if pos_weight is not None:
-        neg_log_sigmoid = neg_log_sigmoid * ((pos_weight - 1) * target + 1)
-    loss = (1 - target) * input + neg_log_sigmoid
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    _not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    with no_grad():
+        neg_log_sigmoid = _softplus(-input)  # -log(sigmoid(x))
+        if pos_weight is not None:
+            neg_log_sigmoid = neg_log_sigmoid * ((pos_weight - 1) * target + 1)
+        elementwise = (1 - target) * input + neg_log_sigmoid
+        if weight is not None:
+            elementwise = elementwise * weight
+        loss = _reduce(elementwise, reduction)
+    return _record_loss(BinaryCrossEntropyWithLogitsBackward0, loss, (input, target),
+                        (input, target, weight, pos_weight), reduction, elementwise.numel())
