@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from opinfo import structure
-from parity import assert_same, check, check_error, key_phrase, ng, normalise, outcome, torch
+from parity import (assert_same, check, check_error, check_no_warning, check_warning, key_phrase, ng,
+                    normalise, outcome, torch)
 
 SECOND_TIME = "Trying to backward through the graph a second time"
 
@@ -438,7 +439,6 @@ GOOD_ODD_INDICES = {
     "empty_tuple": lambda M, x: x[()],
     "numpy_int": lambda M, x: x[np.int64(1)],
     "int32_tensor": lambda M, x: x[M.tensor([0, 2], dtype=M.int32)],
-    "byte_tensor_is_a_mask": lambda M, x: x[M.tensor([1, 0, 1], dtype=M.uint8)],
     "0d_bool_tensor": lambda M, x: x[M.tensor(True)],
     "0d_false_tensor": lambda M, x: x[M.tensor(False), 1],
     "tensor_slice_bound": lambda M, x: x[M.tensor(1):],
@@ -458,3 +458,41 @@ def test_unusual_index_reads_as_torch(name):
         return y, graph(y)
 
     check(program)
+
+
+# -- PyTorch's deprecated readings, with its warnings ------------------------------------------
+LIST_AS_TUPLE = "Using a non-tuple sequence for multidimensional indexing is deprecated"
+LISTS_READ_AS_TUPLES = {
+    "lists": lambda x: x[[[0, 1], [1, 0]]],
+    "int_and_list": lambda x: x[[0, [1]]],
+    "int_and_slice": lambda x: x[[0, slice(1, None)]],
+    "with_none": lambda x: x[[None, 0]],
+    "assignment": lambda x: x.clone().__setitem__([[0, 1], [1, 0]], 5.0),
+}
+
+
+@pytest.mark.parametrize("name", LISTS_READ_AS_TUPLES)
+def test_short_list_of_sequences_is_read_as_a_tuple(name):
+    """A list (shorter than 32) that holds a sequence, a tensor, a slice, ``...`` or
+    ``None`` is read as a tuple of parts, with a deprecation warning."""
+    def program(M):
+        x = M.arange(24.0).reshape(2, 3, 4)
+        return LISTS_READ_AS_TUPLES[name](x)
+
+    assert_same(*check_warning(program, UserWarning, LIST_AS_TUPLE))
+
+
+@pytest.mark.parametrize("index", [[0, 1], [[0, 1]] * 32, np.array([[0, 1], [1, 0]])])
+def test_other_sequences_are_one_index(index):
+    def program(M):
+        return M.arange(24.0).reshape(2, 3, 4)[index]
+
+    check_no_warning(program)
+    check(program)
+
+
+def test_byte_tensor_index_is_a_deprecated_mask():
+    def program(M):
+        return M.arange(12.0).reshape(3, 4)[M.tensor([1, 0, 1], dtype=M.uint8)]
+
+    assert_same(*check_warning(program, UserWarning))

@@ -12,6 +12,7 @@ integer between two arrays does not separate them as it does in NumPy.
 """
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -32,6 +33,15 @@ ZERO_DIM_INDEX = (
     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
 )
 INDEX_DTYPES = "tensors used as indices must be long, int, byte or bool tensors"
+BYTE_MASK = ("indexing with dtype nbgrad.uint8 is now deprecated, please use a dtype nbgrad.bool "
+             "instead.")
+LIST_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[nbgrad.tensor(seq)], which will result either in an error "
+    "or a different result"
+)
+_PART_SEQUENCES = (Tensor, list, tuple, str, slice, np.ndarray)
 _BOUNDS = (type(None), int)  # what a slice's start and stop usually are: nothing to convert
 
 
@@ -66,7 +76,7 @@ def _tensor_part(data, xp):
     """A tensor index: a 0-d integer one indexes like an int, a 0-d bool one like a bool;
     byte tensors are masks, as bool ones (PyTorch's old rule)."""
     if data.dtype.kind == "b" or data.dtype == np.uint8:
-        mask = data.astype(bool, copy=False)
+        mask = _as_mask(data)
         return bool(mask) if mask.ndim == 0 else _on_device(mask, xp)
     if data.dtype != np.int64 and data.dtype != np.int32:
         raise IndexError(INDEX_DTYPES)
@@ -78,10 +88,17 @@ def _sequence_part(values, xp):
     its values are bools (or, for an array, bytes): then it is a mask."""
     array = values if is_array(values) else np.asarray(values)
     if array.dtype.kind == "b" or (array.dtype == np.uint8 and array is values):
-        return _on_device(array.astype(bool, copy=False), xp)
+        return _on_device(_as_mask(array), xp)
     if array.dtype.kind not in "iuf":
         raise TypeError(f"new(): invalid data type '{array.dtype.name}'")
     return _on_device(array.astype(np.int64, copy=False), xp)
+
+
+def _as_mask(array):
+    if array.dtype == np.uint8:
+        warnings.warn(BYTE_MASK, UserWarning, stacklevel=6)
+        return array.astype(bool)
+    return array
 
 
 def checked_slice(part):
@@ -146,7 +163,7 @@ def apply_basic(x, index):
     left): one entry per dimension of the view up to the last indexed one, ``slice(None)``
     where a dimension is not indexed. A slice over a whole dimension is skipped."""
     ndim = x._data.ndim
-    parts = index if type(index) is tuple else (index,)
+    parts = index if type(index) is tuple else _list_as_tuple(index) or (index,)
     specified = _specified_dims(parts)
     if specified > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
@@ -176,6 +193,17 @@ def apply_basic(x, index):
             key.append(part)
             dim += part.ndim if _is_mask(part) else 1
     return out, (None if key is None else tuple(key))
+
+
+def _list_as_tuple(index):
+    """PyTorch's old rule, deprecated but still applied: a short list that holds a sequence,
+    a tensor, a slice, ``...`` or ``None`` is read as the tuple of its items."""
+    if type(index) is not list or len(index) >= 32:
+        return None
+    if not any(isinstance(p, _PART_SEQUENCES) or p is None or p is Ellipsis for p in index):
+        return None
+    warnings.warn(LIST_AS_TUPLE, UserWarning, stacklevel=4)
+    return tuple(index)
 
 
 def _covered(key):
