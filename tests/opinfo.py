@@ -453,6 +453,9 @@ OPS = [
     OpInfo("getitem", variant="advanced_after_slice", op=getitem, grad_fn="IndexBackward0", saves="nothing",
            samples=lambda make: [S(make(3, 4), (slice(1, None), [0, 0, 3])),
                                  S(make(3, 4), (None, slice(1, None), [2, 0, 2]))]),
+    OpInfo("getitem", variant="advanced_after_select", op=getitem, grad_fn="IndexBackward0", saves="nothing",
+           samples=lambda make: [S(make(2, 3, 4), (1, slice(None), [1, 0])), S(make(3, 4), (0, [0, 1, 1])),
+                                 S(make(2, 3, 4), ([1, 0], 2, [0, 3])), S(make(3, 4), (True, 1, [2]))]),
     # -- joining, copying, converting ------------------------------------------------
     OpInfo("cat", op=lambda M, *tensors, dim=0: M.cat(tensors, dim), grad_fn="CatBackward0", saves="nothing",
            samples=lambda make: [S(make(2, 3), make(4, 3)), S(make(2, 3), make(2, 1), make(2, 2), dim=1),
@@ -481,6 +484,10 @@ OPS = [
     OpInfo("setitem", variant="advanced", op=setitem, grad_fn="IndexPutBackward0", saves="nothing",
            samples=lambda make: [S(make(3, 4), ([0, 2],), make(2, 4)), S(make(3, 4), bool_mask(True, False, True), make(4)),
                                  S(make(3, 2), [0, 2], 0.5)]),
+    # an int first: index_put_ on the select view, so the base gets CopySlices
+    OpInfo("setitem", variant="advanced_after_select", op=setitem, grad_fn="CopySlices", saves="nothing",
+           samples=lambda make: [S(make(2, 3, 4), (1, slice(None), [1, 0]), make(3, 2)),
+                                 S(make(3, 4), (0, [0, 3]), make(2)), S(make(3, 4), (2, [True, False, True, False]), 1.5)]),
     # the value is viewed without its leading 1s (ViewBackward0), and expanded for a copy
     *(OpInfo("setitem", variant=variant, op=setitem, grad_fn=node, saves="nothing",
              samples=lambda make, samples=samples: samples(make))

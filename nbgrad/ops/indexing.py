@@ -68,6 +68,7 @@ def _index_part(part, xp):
 
 
 def type_name(value):
+    """The type of ``value`` as PyTorch's messages name it (``float``, ``numpy.float64``)."""
     kind = type(value)
     return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
@@ -207,6 +208,7 @@ def _list_as_tuple(index):
 
 
 def _covered(key):
+    """How many dimensions the parts of ``key`` index (a mask: as many as it has)."""
     return sum(1 if type(p) is slice or not _is_mask(p) else p.ndim for p in key)
 
 
@@ -268,6 +270,7 @@ class AliasBackward0(SelectBackward0):
 
 
 def slice_view(x, dim, part):
+    """``x[:, ..., part]`` with ``part`` (a slice) at ``dim``: a view."""
     if not x._data.ndim:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     key = (slice(None),) * dim + (part,)
