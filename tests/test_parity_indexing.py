@@ -496,3 +496,20 @@ def test_byte_tensor_index_is_a_deprecated_mask():
         return M.arange(12.0).reshape(3, 4)[M.tensor([1, 0, 1], dtype=M.uint8)]
 
     assert_same(*check_warning(program, UserWarning))
+
+
+# -- fill_ with a 0-d tensor (what x[i] = value does with a 0-d value) -------------------------
+@pytest.mark.parametrize("target", ["whole", "view"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fill_with_a_0d_tensor_passes_it_the_gradient(target, dtype):
+    """``fill_(value)`` with a 0-d tensor is FillBackward3: ``value`` gets the sum of the
+    gradient, cast to its own dtype."""
+    def program(M):
+        a = M.arange(12.0).reshape(3, 4).requires_grad_()
+        value = M.tensor(2.0, dtype=getattr(M, dtype), requires_grad=True)
+        c = a.clone()
+        (c if target == "whole" else c[1]).fill_(value * 3)
+        (c * weights(M, (3, 4)).float()).sum().backward()
+        return c, a.grad, value.grad, graph(c)
+
+    check(program)
