@@ -513,3 +513,60 @@ def test_fill_with_a_0d_tensor_passes_it_the_gradient(target, dtype):
         return c, a.grad, value.grad, graph(c)
 
     check(program)
+
+
+# -- assignment in a graph ---------------------------------------------------------------------
+def into_zeros(M):
+    z = M.zeros(3, 4)
+    b = M.ones(2, requires_grad=True)
+    z[0, [1, 2]] = b * 2  # z (no grad) becomes the output of CopySlices
+    z.sum().backward()
+    return z, b.grad, graph(z), z.is_leaf
+
+
+def through_a_view(M):
+    a = M.ones(3, 4, requires_grad=True)
+    c = a * 1
+    v = c[1]
+    v[[0, 3]] = M.tensor([5.0, 6.0])
+    (c * weights(M, (3, 4)).float()).sum().backward()
+    return c, a.grad, graph(c)
+
+
+def leaf_under_no_grad(M):
+    a = M.ones(3, 4, requires_grad=True)
+    with M.no_grad():
+        a[0, [1, 2]] = 7.0
+    return a, a.is_leaf
+
+
+def saved_then_changed(M):
+    a = M.ones(3, 4, requires_grad=True)
+    c = a * 2
+    y = c[[0, 1], [1, 2]]
+    c.mul_(2)
+    (y * c[0, 0]).sum().backward()
+    return a.grad
+
+
+def double_backward(M):
+    a = M.arange(12.0).reshape(3, 4).requires_grad_()
+    y = a[[0, 2, 2]] * a[[1, 1, 0]]
+    (g,) = M.autograd.grad(y.sum(), a, create_graph=True)
+    (g * a).sum().backward()
+    return a.grad
+
+
+@pytest.mark.parametrize("program", [into_zeros, through_a_view, leaf_under_no_grad, saved_then_changed,
+                                     double_backward], ids=lambda p: p.__name__)
+def test_indexing_in_a_graph(program):
+    check(program)
+
+
+@pytest.mark.parametrize("index", [(0, [1]), [0], (0, 1), 0])
+def test_assignment_into_a_leaf_that_requires_grad_raises(index):
+    def program(M):
+        a = M.ones(3, 4, requires_grad=True)
+        a[index] = 2.0
+
+    check_error(program)
