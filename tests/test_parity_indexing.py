@@ -346,6 +346,7 @@ ASSIGNMENT_ERRORS = {
     "basic_str": (0, lambda M: "1"),
     "advanced_list": ([0], lambda M: [1.0, 2.0, 3.0, 4.0]),
     "complex_number": ([0], lambda M: 1 + 2j),
+    "complex_number_basic": (0, lambda M: 1 + 2j),
     "out_of_range": ([0, 5], lambda M: 1.0),
     "out_of_range_after_shape_check": ((slice(None), [9]), lambda M: M.ones(3, 1)),
 }
@@ -570,3 +571,11 @@ def test_assignment_into_a_leaf_that_requires_grad_raises(index):
         a[index] = 2.0
 
     check_error(program)
+
+
+def test_assigned_int_out_of_the_dtype_range_raises():
+    def program(M):
+        x = M.zeros(3, dtype=M.uint8)
+        x[0] = 300
+
+    check_error(program, "value cannot be converted to type")

@@ -203,13 +203,16 @@ def _value_tensor(t, value):
     """The assigned value as a tensor: a number becomes a 0-d tensor of ``t``'s dtype."""
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
-        if isinstance(value, (complex, np.complexfloating)) and t._data.dtype.kind != "c":
-            raise RuntimeError(
-                f"value cannot be converted to type {dtypes.c_type_name(t._data.dtype)} without overflow"
-            )
-        return Tensor._make(array_module(t._data).asarray(value, dtype=t._data.dtype))
-    raise TypeError(f"can't assign a {type_name(value)} to a {t.type()}")
+    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"can't assign a {type_name(value)} to a {t.type()}")
+    dtype = t._data.dtype
+    overflow = RuntimeError(f"value cannot be converted to type {dtypes.c_type_name(dtype)} without overflow")
+    if isinstance(value, (complex, np.complexfloating)) and dtype.kind != "c":
+        raise overflow
+    try:
+        return Tensor._make(array_module(t._data).asarray(value, dtype=dtype))
+    except OverflowError:  # an int out of the dtype's range
+        raise overflow from None
 
 
 def _copy_to(target, value):
