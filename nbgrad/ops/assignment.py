@@ -206,13 +206,16 @@ def _value_tensor(t, value):
     if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         raise TypeError(f"can't assign a {type_name(value)} to a {t.type()}")
     dtype = t._data.dtype
-    overflow = RuntimeError(f"value cannot be converted to type {dtypes.c_type_name(dtype)} without overflow")
     if isinstance(value, (complex, np.complexfloating)) and dtype.kind != "c":
-        raise overflow
+        raise _overflow(dtype)
     try:
         return Tensor._make(array_module(t._data).asarray(value, dtype=dtype))
     except OverflowError:  # an int out of the dtype's range
-        raise overflow from None
+        raise _overflow(dtype) from None
+
+
+def _overflow(dtype):
+    return RuntimeError(f"value cannot be converted to type {dtypes.c_type_name(dtype)} without overflow")
 
 
 def _copy_to(target, value):
@@ -230,8 +233,10 @@ def _copy_to(target, value):
 
 
 def _without_leading_ones(value):
-    shape = _without_leading_ones_shape(value._data.shape)
-    return value if len(shape) == value._data.ndim else value.view(shape)
+    shape = value._data.shape
+    if not shape or shape[0] != 1:  # the common case: nothing to drop
+        return value
+    return value.view(_without_leading_ones_shape(shape))
 
 
 def _without_leading_ones_shape(shape):
