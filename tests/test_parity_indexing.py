@@ -579,3 +579,23 @@ def test_assigned_int_out_of_the_dtype_range_raises():
         x[0] = 300
 
     check_error(program, "value cannot be converted to type")
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_out_of_range_index_arrays_report_as_torch(seed):
+    """Index arrays of random shapes with values partly out of range, at random dimensions:
+    the same error (arrays that do not broadcast; else the first index out of range in
+    reading order, its "dimension" counting the arrays), or the same result."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 4, size=3))
+    shapes = [tuple(rng.choice([1, 2, 3], size=rng.integers(1, 3))) for _ in range(rng.integers(1, 4))]
+    arrays = [rng.integers(-5, 6, size=s) for s in shapes]
+    dims = sorted(rng.choice(3, size=len(arrays), replace=False))
+
+    def program(M):
+        key = [slice(None)] * 3
+        for dim, array in zip(dims, arrays):
+            key[dim] = M.tensor(array)
+        return M.arange(float(np.prod(shape))).reshape(shape)[tuple(key)]
+
+    same_outcome(program)
