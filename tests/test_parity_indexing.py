@@ -43,7 +43,7 @@ def random_part(rng, kind, sizes, length):
     if kind == "int_tensor_0d":
         return "tensor", np.array(rng.integers(-size, size))
     if kind == "slice":
-        bound = lambda: None if rng.random() < 0.5 else int(rng.integers(-size - 1, size + 2))  # noqa: E731
+        bound = lambda: None if rng.random() < 0.5 else int(rng.integers(-size - 1, size + 2))
         return "slice", slice(bound(), bound(), [None, 1, 2, 3][rng.integers(4)])
     if kind in ("list", "tensor"):
         shape = (min(length, size),) if kind == "list" or rng.random() < 0.7 else (1, min(length, size))

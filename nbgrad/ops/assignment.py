@@ -13,13 +13,13 @@ from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
+from .elementwise import to_input
+from .indexing import (advanced_index, apply_basic, checked_slice, index_error, indices_error,
+                       is_whole_slice, select_part, slice_view, type_name)
 from .inplace import apply_inplace
 from .methods import tensor_method
 from .nondifferentiable import ZeroGradient
-from .elementwise import to_input
 from .operands import broadcast_error, operand, same_device, tensor_operand, zeros_like
-from .indexing import (advanced_index, apply_basic, checked_slice, index_error, indices_error,
-                       is_whole_slice, select_part, slice_view, type_name)
 from .shape import unsqueeze
 
 
