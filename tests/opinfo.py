@@ -190,8 +190,6 @@ MATMUL_BROADCAST_LEFT = {
              "changing it in place makes nbgrad's backward refuse, PyTorch's not",
     "torch_saves": "as for saves",
 }
-SAVES_INDICES = ("PyTorch frees the indices its node saved and refuses a second backward; nbgrad "
-                 "keeps them and walks the graph again")
 MAX_ROW_TIES = [3.0, 3.0, 1.0, 2.0, 5.0, 5.0]
 MIN_COLUMN_TIES = [1.0, 3.0, 1.0, 1.0, 5.0, 1.0]
 
@@ -452,16 +450,16 @@ OPS = [
            samples=lambda make: [S(make(3, 4), Ellipsis)]),
     # advanced indexing saves the indices
     OpInfo("getitem", variant="advanced", op=getitem, grad_fn="IndexBackward0", saves="nothing",
-           xfail={"second_backward": SAVES_INDICES},
            samples=lambda make: [S(make(3, 4), [0, 2, 0, 0]), S(make(4), np.array([1, 1, 3])),
                                  S(make(3, 4), ([0, 2, 2], [1, 1, 3])), S(make(3, 4), bool_mask(True, False, True)),
                                  S(make.values([[0.5, -1.0], [2.0, -0.3]]), bool_mask([True, False], [True, False]))]),
+    # the basic parts first, as views, then the arrays on the view
     OpInfo("getitem", variant="advanced_after_slice", op=getitem, grad_fn="IndexBackward0", saves="nothing",
-           xfail={"second_backward": SAVES_INDICES,
-                  "parity": "PyTorch records the basic part of a mixed index as its own node "
-                            "(IndexBackward0 over SliceBackward0); nbgrad folds it into IndexBackward0"},
            samples=lambda make: [S(make(3, 4), (slice(1, None), [0, 0, 3])),
                                  S(make(3, 4), (None, slice(1, None), [2, 0, 2]))]),
+    OpInfo("getitem", variant="advanced_after_select", op=getitem, grad_fn="IndexBackward0", saves="nothing",
+           samples=lambda make: [S(make(2, 3, 4), (1, slice(None), [1, 0])), S(make(3, 4), (0, [0, 1, 1])),
+                                 S(make(2, 3, 4), ([1, 0], 2, [0, 3])), S(make(3, 4), (True, 1, [2]))]),
     # -- joining, copying, converting ------------------------------------------------
     OpInfo("cat", op=lambda M, *tensors, dim=0: M.cat(tensors, dim), grad_fn="CatBackward0", saves="nothing",
            samples=lambda make: [S(make(2, 3), make(4, 3)), S(make(2, 3), make(2, 1), make(2, 2), dim=1),
@@ -485,17 +483,17 @@ OPS = [
     OpInfo("copy_", op=in_place_on_a_copy("copy_"), grad_fn="CopyBackwards", saves="nothing",
            samples=lambda make: [S(make(3, 4), make(3, 4)), S(make(3, 4), make(4))]),
     OpInfo("setitem", variant="basic", op=setitem, grad_fn="CopySlices", saves="nothing",
-           xfail={"second_backward": SAVES_INDICES},
            samples=lambda make: [S(make(3, 4), (slice(None), 1), make(3)), S(make(3, 4), (0, slice(None, None, 2)), 3.0),
                                  S(make(2, 2), 0, make(2))]),
     OpInfo("setitem", variant="advanced", op=setitem, grad_fn="IndexPutBackward0", saves="nothing",
-           xfail={"second_backward": SAVES_INDICES},
            samples=lambda make: [S(make(3, 4), ([0, 2],), make(2, 4)), S(make(3, 4), bool_mask(True, False, True), make(4)),
                                  S(make(3, 2), [0, 2], 0.5)]),
+    # an int first: index_put_ on the select view, so the base gets CopySlices
+    OpInfo("setitem", variant="advanced_after_select", op=setitem, grad_fn="CopySlices", saves="nothing",
+           samples=lambda make: [S(make(2, 3, 4), (1, slice(None), [1, 0]), make(3, 2)),
+                                 S(make(3, 4), (0, [0, 3]), make(2)), S(make(3, 4), (2, [True, False, True, False]), 1.5)]),
+    # the value is viewed without its leading 1s (ViewBackward0), and expanded for a copy
     *(OpInfo("setitem", variant=variant, op=setitem, grad_fn=node, saves="nothing",
-             xfail={"second_backward": SAVES_INDICES,
-                    "parity": "PyTorch records the broadcast of the assigned value (ExpandBackward0 / "
-                              "ViewBackward0); nbgrad's node takes the value's gradient directly"},
              samples=lambda make, samples=samples: samples(make))
       for variant, node, samples in [
           ("basic_broadcast_value", "CopySlices", lambda make: [S(make(3, 4), (slice(1, None),), make(4))]),

@@ -5,18 +5,22 @@ Each is written, like every in-place method, as its out-of-place form (``copy``,
 the tensor and writes back (chapter 05). The out-of-place forms are not exported.
 """
 
-from .. import backend
+import numpy as np
+
+from .. import backend, dtypes
 from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
+from .elementwise import to_input
+from .indexing import (advanced_index, apply_basic, checked_slice, index_error, indices_error,
+                       is_whole_slice, select_part, slice_view, type_name)
 from .inplace import apply_inplace
 from .methods import tensor_method
 from .nondifferentiable import ZeroGradient
-from .elementwise import to_input
-from .operands import broadcast_error, operand, same_device, zeros_like
-from .indexing import _key, getitem
+from .operands import broadcast_error, operand, same_device, tensor_operand, zeros_like
+from .shape import unsqueeze
 
 
 class CopyBackwards(Node):
@@ -57,25 +61,40 @@ def copy(input, src):
 
 
 class FillBackward2(ZeroGradient):
-    """``fill_``: the result does not depend on the old values."""
+    """``fill_`` with a number: the result does not depend on the old values."""
 
     __slots__ = ()
 
 
-@op(FillBackward2, export=False, method=False, inplace=True)
+class FillBackward3(CopyBackwards):
+    """``fill_`` with a 0-d tensor: as ``copy_`` of it, the value gets the whole gradient
+    (summed)."""
+
+    __slots__ = ()
+
+
+@op(FillBackward2, FillBackward3, export=False, method=False, inplace=True)
 def fill(input, value):
     """``value`` everywhere, shaped like ``input``: ``fill_`` out of place."""
+    if isinstance(value, Tensor):
+        return _filled_from(input, value)
     return _filled(input, value, FillBackward2)
 
 
+def _filled_from(input, value):
+    if value._data.ndim:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value._data.ndim} dimensions."
+        )
+    source = backend.to_device(value._data, input.device)
+    out = Tensor._make(array_module(input._data).full_like(input._data, source))
+    if should_record(input, value):
+        record(FillBackward3, out, (input, value), meta=((), source.dtype), device=value.device)
+    return out
+
+
 def _filled(input, value, node_cls):
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(
-                "fill_ only supports 0-dimension value tensor but got tensor with "
-                f"{value._data.ndim} dimensions."
-            )
-        value = value.item()
     out = Tensor._make(array_module(input._data).full_like(input._data, value))
     if should_record(input):
         record(node_cls, out, (input,))
@@ -95,17 +114,20 @@ def zero(input):
 
 
 class IndexPutBackward0(Node):
-    """``t[idx] = v`` with integer-array or mask indices."""
+    """``t[idx] = v`` with index arrays or masks: the overwritten positions get no gradient,
+    ``v`` gets the gradient at them (summed to its shape). The indices are saved, and freed
+    after backward."""
 
-    __slots__ = ("key", "meta")
+    __slots__ = ("meta",)
 
     def apply(self, grad):
+        (key,) = self.saved_values
         self_fn, value_fn = self._next_nodes
         grad_self = grad_value = None
         if self_fn is not None:
-            grad_self = grad.masked_fill(_mask(grad, self.key), 0.0)
+            grad_self = grad.masked_fill(_mask(grad, key), 0.0)
         if value_fn is not None:
-            grad_value = to_input(getitem(grad, self.key), self.meta)
+            grad_value = to_input(advanced_index(grad, key), self.meta)
         return grad_self, grad_value
 
 
@@ -116,24 +138,108 @@ def _mask(like, key):
 
 
 def index_put(input, key, value):
-    value = operand(value, "index_put_", 3, "values")
+    """``input`` with ``value`` put at ``key`` (``apply_basic``'s key): ``index_put_`` out of
+    place, with PyTorch's checks (in its order) and errors."""
     same_device(input, value)
     data = input._data.copy()
-    source = value._data if isinstance(value, Tensor) else value
-    data[key] = source
+    source = value._data
+    if source.dtype != data.dtype and not _fills_a_mask(key, value):
+        error = indices_error(data.shape, key, source.shape)  # PyTorch checks these first
+        raise error or RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{dtypes.scalar_type_name(data.dtype)} for the destination and "
+            f"{dtypes.scalar_type_name(source.dtype)} for the source."
+        )
+    try:
+        data[key] = source
+    except (IndexError, ValueError):
+        error = index_error(data.shape, key, source.shape)
+        if error is not None:
+            raise error from None
+        # nothing is written where the indexing result is empty (NumPy checks the indices anyway)
     out = Tensor._make(data)
-    tensors = [t for t in (input, value) if isinstance(t, Tensor)]
-    if should_record(*tensors):
-        record(IndexPutBackward0, out, (input, value if isinstance(value, Tensor) else None),
-               key=key, meta=(source.shape, source.dtype) if isinstance(value, Tensor) else None)
+    if should_record(input, value):
+        record(IndexPutBackward0, out, (input, value), saved=(key,),
+               meta=(source.shape, source.dtype))
     return out
+
+
+def _fills_a_mask(key, value):
+    """PyTorch puts one CPU value at a single mask with ``masked_fill_``, which casts it."""
+    arrays = [p for p in key if type(p) is not slice]
+    return value.numel() == 1 and value.device.type == "cpu" and len(arrays) == 1 \
+        and arrays[0].dtype.kind == "b"
 
 
 @tensor_method("__setitem__")
 def setitem(t, index, value):
-    """``t[index] = value``: through a view for basic indices, ``index_put_`` otherwise."""
-    key, advanced = _key(index, t._data)
-    if advanced:
-        apply_inplace(t, index_put, key, value)
-    else:
-        apply_inplace(getitem(t, key), copy, value)
+    """``t[index] = value``, as PyTorch does it (``set_item``): the basic parts of the index
+    give a view of ``t`` (as in ``t[index]``); with no index arrays left, ``value`` is copied
+    into that view (cast to its dtype, broadcast to its shape), else ``index_put_`` puts it
+    there (same dtype required, leading dimensions of size 1 dropped first)."""
+    t = tensor_operand(t, "__setitem__")
+    value = _value_tensor(t, value)
+    kind = type(index)
+    if kind is int:  # one part, not in a tuple: PyTorch's short cuts
+        return _copy_to(select_part(t, 0, index, 0), value)
+    if kind is slice:
+        part = checked_slice(index)
+        whole = t._data.ndim and is_whole_slice(part, t._data.shape[0])
+        return _copy_to(t if whole else slice_view(t, 0, part), value)
+    if index is False:
+        return None
+    if index is Ellipsis:
+        return _copy_to(t, value)
+    if index is None or index is True:
+        return _copy_to(unsqueeze(t, 0), value)
+    target, key = apply_basic(t, index)
+    if key is None:
+        return _copy_to(target, value)
+    apply_inplace(target, index_put, key, _without_leading_ones(value))
+    return None
+
+
+def _value_tensor(t, value):
+    """The assigned value as a tensor: a number becomes a 0-d tensor of ``t``'s dtype."""
+    if isinstance(value, Tensor):
+        return value
+    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"can't assign a {type_name(value)} to a {t.type()}")
+    dtype = t._data.dtype
+    if isinstance(value, (complex, np.complexfloating)) and dtype.kind != "c":
+        raise _overflow(dtype)
+    try:
+        return Tensor._make(array_module(t._data).asarray(value, dtype=dtype))
+    except OverflowError:  # an int out of the dtype's range
+        raise _overflow(dtype) from None
+
+
+def _overflow(dtype):
+    return RuntimeError(f"value cannot be converted to type {dtypes.c_type_name(dtype)} without overflow")
+
+
+def _copy_to(target, value):
+    """PyTorch's ``copy_to``: ``copy_`` of a value of the same shape, ``fill_`` with a 0-d
+    one, else ``copy_`` of the value viewed without its leading 1s (and expanded, if that
+    is not yet the shape)."""
+    if value._data.shape != target._data.shape:
+        if value._data.ndim == 0 and value.device.type == "cpu":
+            apply_inplace(target, fill, value)
+            return
+        value = value.view(_without_leading_ones_shape(value._data.shape))
+        if value._data.shape != target._data.shape:
+            value = value.expand(target._data.shape)
+    apply_inplace(target, copy, value)
+
+
+def _without_leading_ones(value):
+    shape = value._data.shape
+    if not shape or shape[0] != 1:  # the common case: nothing to drop
+        return value
+    return value.view(_without_leading_ones_shape(shape))
+
+
+def _without_leading_ones_shape(shape):
+    """``shape`` without its leading 1s (NumPy's old rule, kept by PyTorch's setitem)."""
+    first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+    return shape[first:]

@@ -25,7 +25,7 @@ import numpy as np
 from .. import backend, dtypes
 from ..autograd.graph import attach, edge_of, should_record
 from ..core.grad_mode import enable_grad, grad_mode, no_grad
-from ..core.node import Node, SavedOutput, short_name
+from ..core.node import _FREED, Node, SavedOutput, short_name
 from ..tensor import Tensor
 from .operands import tensor_operand
 from .views import NO_GRAD_VIEW, replay_view
@@ -140,6 +140,8 @@ def _overlapping(array):
     """Whether elements share memory, as in an ``expand``ed view: a zero stride over a
     dimension of size > 1 (NumPy's read-only flag would not tell: an array can be read-only
     for other reasons, and CuPy has no such flag)."""
+    if not array.size:  # NumPy may give an empty array zero strides: nothing is written
+        return False
     return any(stride == 0 and size > 1 for stride, size in zip(array.strides, array.shape))
 
 
@@ -172,23 +174,31 @@ class CopySlices(Node):
 
     Backward: the region the view covers gets the gradient through the in-place
     operation ``fn``; everything else passes straight to the base's old ``grad_fn``.
+    It saves what ``fn`` saved and ``fn`` itself: as in PyTorch, ``fn`` is freed after
+    backward, so a second backward through the node refuses even where ``fn`` saves nothing.
     """
 
-    __slots__ = ("view", "fn")
+    __slots__ = ("view",)
 
     @classmethod
     def wrap(cls, base, view, fn):
         base_node, base_nr = edge_of(base)
         node = cls((base_node,) + fn._next_nodes[1:], (base_nr,) + fn._output_nrs[1:])
-        node.view, node.fn = view.detach(), fn  # detach: the replays, without a cycle
+        node.view = view.detach()  # detach: the replays, without a cycle
         node.view._view_fn = view._view_fn
-        node._saved = fn._saved  # what backward needs is what ``fn`` saved
+        node._saved = fn._saved + (fn,)  # what fn saved first: the chapters' graphs list it
         return node
 
+    @property
+    def fn(self):
+        """The in-place operation's node (PyTorch's ``CopySlices::fn``)."""
+        return self.saved_values[-1]
+
     def apply(self, grad):
+        fn = self.fn
         result = grad.clone()
         region = replay_view(self.view, result)
-        grads = self.fn.apply(region.clone())
+        grads = fn.apply(region.clone())
         if grads[0] is None:
             region.zero_()
         else:
@@ -196,5 +206,6 @@ class CopySlices(Node):
         return (result,) + tuple(grads[1:])
 
     def _release(self):
-        self.fn._release()
-        self._saved = self.fn._saved
+        if self._saved is not _FREED:
+            self._saved[-1]._release()
+        self._saved = _FREED
