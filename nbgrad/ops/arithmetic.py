@@ -1,4 +1,5 @@
-"""Arithmetic: + - * / and powers, each operation one block (its node, then its function).
+"""Arithmetic: + - * /, // and remainders, powers, each operation one block (its node,
+then its function).
 
 The node, named as PyTorch names it, turns the gradient of the output into gradients of
 the inputs; its formula is written with tensor operations, so that ``create_graph=True``
@@ -6,7 +7,9 @@ can differentiate it again. The function computes the result with the array modu
 records the node when the graph is being built; ``@op`` declares its names (``declare.py``).
 
 Binary operations broadcast; their backward sums the gradient back to each input's shape
-and casts it to the input's dtype (``to_input``, ``elementwise.py``).
+and casts it to the input's dtype (``to_input``, ``elementwise.py``). Integer and bool
+operands follow PyTorch: an integer division by zero raises, and the dtypes an op has no
+kernel for are refused (``REFUSED_DTYPES``, ``elementwise.py``).
 """
 
 import numbers
@@ -19,7 +22,7 @@ from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
 from .elementwise import (NotImplementedBackward, binary, check_dtype, check_nonzero_divisor,
-                          common_dtype, meta, metas, needs_grad, to_input, unary)
+                          common_dtype, common_module, meta, metas, needs_grad, to_input, unary)
 from .operands import floating, invalid_combination, zeros_like
 
 
@@ -290,7 +293,7 @@ def _remainder(x, y):
     with np.errstate(divide="ignore", invalid="ignore"):
         mod = np.fmod(x, y)
         # fmod has the sign of x: where that is not y's, move by one y
-        return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
+        return common_module(x, y).where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
 @op(RemainderBackward0, RemainderBackward1, operator="mod", inplace=True)
@@ -436,7 +439,7 @@ def _power(x, p):
             return x ** p
     if not hasattr(p, "dtype"):  # tensor ** number: PyTorch settles p == 0 and p == 1 first
         if p == 0:
-            return np.ones_like(x, dtype=dtype)
+            return common_module(x, p).ones_like(x, dtype=dtype)
         if p == 1:
             return x.astype(dtype)
     check_dtype("pow", dtype)
@@ -454,7 +457,7 @@ def _integer_power(x, p, dtype):
     if not negative.any():
         return np.power(x, p).astype(dtype, copy=False)
     result = np.power(x, np.abs(p))
-    return np.where(negative & (np.abs(x) != 1), 0, result).astype(dtype, copy=False)
+    return common_module(x, p).where(negative & (np.abs(x) != 1), 0, result).astype(dtype, copy=False)
 
 
 @op(PowBackward0, PowBackward1, PowBackward2, operator="pow", inplace=True)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.graph import OUTPUT, record, should_record
+from ..backend import array_module
 from ..core.grad_mode import grad_mode
 from ..core.node import Node
 from ..tensor import Tensor
@@ -182,6 +183,11 @@ def check_dtype(op, np_dtype):
 def common_dtype(x, y):
     """The dtype two promoted operands (arrays, or one array and a number) compute in."""
     return x.dtype if hasattr(x, "dtype") else y.dtype
+
+
+def common_module(x, y):
+    """The array module (NumPy or CuPy) of two promoted operands, one may be a number."""
+    return array_module(x if hasattr(x, "dtype") else y)
 
 
 def check_nonzero_divisor(y):
