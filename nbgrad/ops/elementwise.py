@@ -173,10 +173,11 @@ def check_dtype(op, np_dtype):
     """PyTorch's error when ``op`` has no kernel for ``np_dtype`` (see ``REFUSED_DTYPES``).
 
     Called only where a refused dtype can arrive (most ops refuse no floating dtype, so
-    their float path never asks).
+    their float path never asks); an op without an entry refuses nothing.
     """
-    kinds, error, message = REFUSED_DTYPES[op]
-    if np_dtype.kind in kinds:
+    refused = REFUSED_DTYPES.get(op)
+    if refused is not None and np_dtype.kind in refused[0]:
+        _, error, message = refused
         raise error(message.format(type=dtypes.scalar_type_name(np_dtype)))
 
 

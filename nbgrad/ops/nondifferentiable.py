@@ -193,18 +193,20 @@ class ZeroGradient(Node):
         return (zeros_like(grad),)
 
 
-def _step(op, node_cls, compute, input, kernel=None):
-    """A step function of a float tensor; of an integer one, the tensor itself (copied), for
-    the dtypes its ``kernel`` (default: ``op``) takes (``REFUSED_DTYPES``)."""
+def _step(op, node_cls, compute, input, kernel=None, integers=None, saves_both=False):
+    """``compute`` on a float tensor, recorded with a zero-gradient node. An integer or bool
+    tensor, if the op's ``kernel`` (default: ``op``) takes its dtype (``REFUSED_DTYPES``),
+    gives ``integers`` of it, by default a copy: rounding an integer changes nothing.
+    ``saves_both``: the node saves the input and the result, as PyTorch's does."""
     x = tensor_operand(input, op)
     data = x._data
     if data.dtype.kind == "f":
         out = Tensor._make(compute(data))
     else:
         check_dtype(kernel or op, data.dtype)
-        out = Tensor._make(data.copy())
+        out = Tensor._make(integers(data) if integers else data.copy())
     if should_record(x):
-        record(node_cls, out, (x,))
+        record(node_cls, out, (x,), saved=(x, OUTPUT) if saves_both else ())
     return out
 
 
@@ -217,14 +219,6 @@ def _signs(data):
     return xp.where(signs != signs, 0, signs) if data.dtype.kind == "f" else signs  # NaN: 0
 
 
-def _signed(op, node_cls, input, saved=()):
-    x = tensor_operand(input, op)
-    out = Tensor._make(_signs(x._data))
-    if should_record(x):
-        record(node_cls, out, (x,), saved=saved and (x, OUTPUT))
-    return out
-
-
 class SignBackward0(ZeroGradient):
     __slots__ = ()
 
@@ -233,7 +227,7 @@ class SignBackward0(ZeroGradient):
 def sign(input):
     """-1, 0 or 1 for each element (0 for NaN; a bool tensor stays itself); its gradient is
     zero."""
-    return _signed("sign", SignBackward0, input)
+    return _step("sign", SignBackward0, _signs, input, integers=_signs)
 
 
 class SgnBackward0(ZeroGradient):
@@ -250,7 +244,7 @@ class SgnBackward0(ZeroGradient):
 @op(SgnBackward0, inplace=True)
 def sgn(input):
     """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs)."""
-    return _signed("sgn", SgnBackward0, input, saved=True)
+    return _step("sgn", SgnBackward0, _signs, input, integers=_signs, saves_both=True)
 
 
 class RoundBackward0(ZeroGradient):
