@@ -167,6 +167,7 @@ REFUSED_DTYPES = {
     "bitwise_xor": ("f", *_no_kernel("bitwise_xor_cpu")),
     "bitwise_not": ("f", *_no_kernel("bitwise_not_cpu")),
 }
+_REFUSES_NOTHING = ("", None, "")
 
 
 def check_dtype(op, np_dtype):
@@ -175,9 +176,8 @@ def check_dtype(op, np_dtype):
     Called only where a refused dtype can arrive (most ops refuse no floating dtype, so
     their float path never asks); an op without an entry refuses nothing.
     """
-    refused = REFUSED_DTYPES.get(op)
-    if refused is not None and np_dtype.kind in refused[0]:
-        _, error, message = refused
+    kinds, error, message = REFUSED_DTYPES.get(op, _REFUSES_NOTHING)
+    if np_dtype.kind in kinds:
         raise error(message.format(type=dtypes.scalar_type_name(np_dtype)))
 
 
