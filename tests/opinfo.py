@@ -190,6 +190,8 @@ MATMUL_BROADCAST_LEFT = {
              "changing it in place makes nbgrad's backward refuse, PyTorch's not",
     "torch_saves": "as for saves",
 }
+REMAINDER_X = [[2.3, -1.7, 0.45, 3.1], [-2.6, 1.2, -0.35, 0.8], [4.4, -3.3, 1.9, -0.7]]
+REMAINDER_Y = [0.9, -1.3, 2.1, -0.65]
 MAX_ROW_TIES = [3.0, 3.0, 1.0, 2.0, 5.0, 5.0]
 MIN_COLUMN_TIES = [1.0, 3.0, 1.0, 1.0, 5.0, 1.0]
 
@@ -223,6 +225,23 @@ OPS = [
     # PyTorch computes number / tensor as tensor.reciprocal() * number
     OpInfo("div", variant="number_left", op=lambda M, a: 2.0 / a, grad_fn="MulBackward0", saves="nothing",
            samples=lambda make: [make.away(3, 4)]),
+    # rounded division: a zero gradient (PyTorch's // records no derivative at all)
+    OpInfo("div", variant="rounding", grad_fn="DivBackward2", saves="inputs", inplace="div_",
+           samples=lambda make: [S(make.values(REMAINDER_X), make.values(REMAINDER_Y), rounding_mode="floor"),
+                                 S(make.values(REMAINDER_X), make.values(REMAINDER_Y), rounding_mode="trunc")]),
+    OpInfo("div", variant="rounding_number", grad_fn="DivBackward2", saves="nothing", inplace="div_",
+           samples=lambda make: [S(make.values(REMAINDER_X), 1.5, rounding_mode="trunc"),
+                                 S(make.values(REMAINDER_X), -0.75, rounding_mode="floor")]),
+    # remainders, away from the jumps where x / y is a whole number
+    *(OpInfo(name, grad_fn=node, saves="inputs", operator=operator.mod if name == "remainder" else None,
+             inplace=name + "_",
+             samples=lambda make: [S(make.values(REMAINDER_X), make.values(REMAINDER_Y)),
+                                   S(make.values(REMAINDER_X[0]), make.values(REMAINDER_X[1]))])
+      for name, node in [("remainder", "RemainderBackward1"), ("fmod", "FmodBackward1")]),
+    *(OpInfo(name, variant="number", grad_fn=node, saves="nothing",
+             operator=operator.mod if name == "remainder" else None, inplace=name + "_",
+             samples=lambda make: [S(make.values(REMAINDER_X), 1.5), S(make.values(REMAINDER_X), -0.75)])
+      for name, node in [("remainder", "RemainderBackward0"), ("fmod", "FmodBackward0")]),
     OpInfo("neg", grad_fn="NegBackward0", saves="nothing", operator=operator.neg, inplace="neg_",
            samples=lambda make: [make(3, 4), make()]),
     # -- powers ----------------------------------------------------------------------
@@ -264,6 +283,9 @@ OPS = [
              kinks=lambda make: [make.values([-1.5, -0.5, 0.0, 0.5, 1.0, 1.5, 2.3])])
       for name, node in [("sign", "SignBackward0"), ("floor", "FloorBackward0"), ("ceil", "CeilBackward0"),
                          ("trunc", "TruncBackward0"), ("round", "RoundBackward0")]),
+    OpInfo("sgn", grad_fn="SgnBackward0", saves="input+output",
+           samples=lambda make: [make.values([-1.3, -0.7, 0.2, 1.7, 2.3])],
+           kinks=lambda make: [make.values([-1.5, 0.0, 1.0])]),
     OpInfo("round", variant="decimals", grad_fn="RoundBackward1", saves="nothing", function=False,
            samples=lambda make: [S(make.values([-1.32, 0.27, 1.71]), decimals=1)]),
     # -- clamping and choosing -------------------------------------------------------

@@ -29,8 +29,8 @@ from ..core.node import Node
 from ..backend import array_module
 from ..ops import activations, indexing, reductions, shape
 from ..ops.declare import OPS
-from ..ops.elementwise import to_input
-from ..ops.linalg import _same_dtype, is_transposed, mat2_grad
+from ..ops.elementwise import check_dtype, to_input
+from ..ops.linalg import is_transposed, mat2_grad
 from ..ops.operands import same_device
 from ..tensor import Tensor
 
@@ -117,12 +117,17 @@ def addmm(bias, mat1, mat2):
             "mat1 and mat2 shapes cannot be multiplied "
             f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})"
         )
-    _same_dtype(mat1, mat2)
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {dtypes.scalar_type_name(a.dtype)} and "
+            f"{dtypes.scalar_type_name(b.dtype)}"
+        )
     if c.dtype != a.dtype:
         raise RuntimeError(
             f"self and mat2 must have the same dtype, but got {dtypes.scalar_type_name(bias._data.dtype)} and "
             f"{dtypes.scalar_type_name(mat2._data.dtype)}"
         )
+    check_dtype("mm", a.dtype)
     out_shape = (a.shape[0], b.shape[1])
     if c.shape != out_shape[1:] and (
             c.ndim > 2 or any(s not in (1, t) for s, t in zip(c.shape[::-1], out_shape[::-1]))):
@@ -144,6 +149,9 @@ def addmm(bias, mat1, mat2):
 
 def linear(input, weight, bias=None):
     """``input @ weight^T + bias``: the affine map of ``nn.Linear``."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
     if bias is None:
         return input.matmul(weight.t())
     if input.dim() == 2:

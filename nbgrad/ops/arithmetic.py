@@ -1,4 +1,5 @@
-"""Arithmetic: + - * / and powers, each operation one block (its node, then its function).
+"""Arithmetic: + - * /, // and remainders, powers, each operation one block (its node,
+then its function).
 
 The node, named as PyTorch names it, turns the gradient of the output into gradients of
 the inputs; its formula is written with tensor operations, so that ``create_graph=True``
@@ -6,9 +7,12 @@ can differentiate it again. The function computes the result with the array modu
 records the node when the graph is being built; ``@op`` declares its names (``declare.py``).
 
 Binary operations broadcast; their backward sums the gradient back to each input's shape
-and casts it to the input's dtype (``to_input``, ``elementwise.py``).
+and casts it to the input's dtype (``to_input``, ``elementwise.py``). Integer and bool
+operands follow PyTorch: an integer division by zero raises, and the dtypes an op has no
+kernel for are refused (``REFUSED_DTYPES``, ``elementwise.py``).
 """
 
+import numbers
 import operator
 
 import numpy as np
@@ -17,8 +21,9 @@ from ..autograd.graph import OUTPUT, record, should_record
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
-from .elementwise import binary, meta, metas, needs_grad, to_input, unary
-from .operands import floating, zeros_like
+from .elementwise import (NotImplementedBackward, binary, check_dtype, check_nonzero_divisor,
+                          common_dtype, common_module, meta, metas, needs_grad, to_input, unary)
+from .operands import floating, invalid_combination, zeros_like
 
 
 # -- + - * / ----------------------------------------------------------------------------
@@ -38,12 +43,40 @@ class AddBackward0(Node):
 @op(AddBackward0, operator="add", reflected="same", inplace=True)
 def add(input, other, *, alpha=1):
     """``input + alpha * other``, broadcast; a number on either side."""
-    compute = operator.add if alpha == 1 else (lambda x, y: x + alpha * y)
+    compute = operator.add if alpha == 1 and type(alpha) is int else _scaled("add", operator.add, alpha)
     a, b, out, recording = binary("add", input, other, compute)
     if recording:
         node = record(AddBackward0, out, (a, b))
         node.alpha, node.metas = alpha, metas(a, b, out)
     return out
+
+
+def _scaled(op, combine, alpha):
+    """``compute(x, y)``: ``combine(x, alpha * y)``, once ``alpha`` passed PyTorch's checks
+    against the dtype the operation computes in."""
+    if isinstance(alpha, np.generic):
+        alpha = alpha.item()
+    if not _is_number(alpha):
+        raise TypeError(f"{op}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+
+    def compute(x, y):  # PyTorch's alpha_check, in its order
+        kind = common_dtype(x, y).kind
+        if isinstance(alpha, bool) and kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        if kind in "biu" and not isinstance(alpha, int):
+            raise RuntimeError(
+                "For integral input tensors, argument alpha must not be a floating point number."
+            )
+        if isinstance(alpha, complex):
+            raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+        # bools are added in bool, as a logical or, with alpha as a bool
+        return combine(x, (bool(alpha) if kind == "b" else alpha) * y)
+
+    return compute
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Number)
 
 
 class SubBackward0(AddBackward0):
@@ -68,6 +101,7 @@ def _is_bool(value):
 @op(SubBackward0, RsubBackward1, aliases=("subtract",), operator="sub", inplace=True)
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``, broadcast; a number on either side."""
+    compute = operator.sub if alpha == 1 and type(alpha) is int else _scaled("sub", operator.sub, alpha)
     if _is_bool(input) and _is_bool(other):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
@@ -78,7 +112,6 @@ def sub(input, other, *, alpha=1):
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    compute = operator.sub if alpha == 1 else (lambda x, y: x - alpha * y)
     a, b, out, recording = binary("sub", input, other, compute)
     if recording and isinstance(a, Tensor):
         record(SubBackward0, out, (a, b), alpha=alpha, metas=metas(a, b, out))
@@ -89,7 +122,9 @@ def sub(input, other, *, alpha=1):
 
 @op(method=False)
 def rsub(input, other, *, alpha=1):
-    """``other - alpha * input``."""
+    """``other - alpha * input``; ``input`` is a tensor (PyTorch takes no number there)."""
+    if not isinstance(input, Tensor) or not _is_number(alpha):
+        raise invalid_combination("rsub", input, other, **({} if alpha == 1 else {"alpha": alpha}))
     return sub(other, input, alpha=alpha)
 
 
@@ -129,12 +164,13 @@ class DivBackward0(Node):
         return grad_a, grad_b
 
 
-class DivBackward1(Node):
+class DivBackward2(Node):
     """Rounded division: piecewise constant, so its gradient is zero."""
 
     __slots__ = ("metas",)
 
     def apply(self, grad):
+        _ = self.saved_values  # unpacked as PyTorch does: refused once an input changed in place
         return tuple(None if fn is None else zeros_like(to_input(grad, meta))
                      for fn, meta in zip(self._next_nodes, self.metas))
 
@@ -154,7 +190,7 @@ def _true_divide(x, y):
         return x / y
 
 
-@op(DivBackward0, DivBackward1, aliases=("divide", "true_divide"), operator="truediv", inplace=True)
+@op(DivBackward0, DivBackward2, aliases=("divide", "true_divide"), operator="truediv", inplace=True)
 def div(input, other, *, rounding_mode=None):
     """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
     ``"floor"`` rounds the quotient (and its gradient is zero)."""
@@ -170,30 +206,152 @@ def div(input, other, *, rounding_mode=None):
 
 
 def _rounding_div(input, other, rounding_mode):
-    if rounding_mode not in ("trunc", "floor"):
+    rounded = _ROUNDED_DIVISIONS.get(rounding_mode)
+    if rounded is None:
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
         )
-    rounding = np.trunc if rounding_mode == "trunc" else np.floor
-
-    def compute(x, y):
-        if getattr(x, "dtype", np.dtype(float)).kind in "iu" and getattr(y, "dtype", np.dtype(int)).kind in "iu":
-            # promoted: the array operand(s) already have the result dtype
-            dtype = x.dtype if hasattr(x, "dtype") else y.dtype
-            return x // y if rounding_mode == "floor" else np.trunc(x / y).astype(dtype)
-        return rounding(x / y)
-
-    a, b, out, recording = binary("div", input, other, compute)
-    if recording:
-        record(DivBackward1, out, (a, b), metas=metas(a, b, out))
+    a, b, out, recording = binary("div", input, other, rounded)
+    if recording:  # it saves what PyTorch saves (its formula is shared with true division)
+        saved = (b,) if isinstance(a, Tensor) and not isinstance(b, Tensor) else (a, b)
+        record(DivBackward2, out, (a, b), saved=saved, metas=metas(a, b, out))
     return out
 
 
-@op(operator="floordiv")
+def _integer_division(op, x, y):
+    """Check a division of promoted operands: its dtype has a kernel, an integer one has
+    no zero divisor. Returns whether it is an integer division."""
+    dtype = common_dtype(x, y)
+    if dtype.kind == "f":
+        return False
+    check_dtype(op, dtype)
+    check_nonzero_divisor(y)
+    return True
+
+
+def _floor_quotient(x, y):
+    """``x / y`` rounded down, as PyTorch's ``div_floor``: for floats the quotient of
+    ``x - fmod(x, y)`` by ``y``, so ``1. // 0.1`` is 9 (0.1 is slightly more than a tenth)."""
+    if _integer_division("div_floor", x, y):
+        return np.floor_divide(x, y)
+    with np.errstate(divide="ignore", invalid="ignore"):  # x // 0. is ±inf or nan
+        return np.floor_divide(x, y)
+
+
+def _trunc_quotient(x, y):
+    """``x / y`` rounded towards zero, as PyTorch's ``div_trunc``."""
+    if _integer_division("div_trunc", x, y):
+        floor = np.floor_divide(x, y)
+        return floor + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.trunc(np.true_divide(x, y))
+
+
+_ROUNDED_DIVISIONS = {"floor": _floor_quotient, "trunc": _trunc_quotient}
+
+
+@op(operator="floordiv", inplace=True)  # its node, NotImplemented, is shared
 def floor_divide(input, other):
-    """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``)."""
-    return div(input, other, rounding_mode="floor")
+    """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``).
+
+    PyTorch gives it no derivative: the result requires grad, but backward through it
+    raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+    """
+    a, b, out, recording = binary("floor_divide", input, other, _floor_quotient)
+    if recording:
+        record(NotImplementedBackward, out, (a, b), op="floor_divide")
+    return out
+
+
+class RemainderBackward0(Node):
+    """tensor % number: the remainder moves with the tensor."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad,)
+
+
+class RemainderBackward1(Node):
+    """tensor % tensor: ``x - y * floor(x / y)``, so ``d/dy = -floor(x / y)``."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        x, y = self.saved_values
+        x_fn, y_fn = self._next_nodes
+        return (None if x_fn is None else to_input(grad, self.metas[0]),
+                None if y_fn is None else to_input(-grad * x.div(y, rounding_mode="floor"),
+                                                   self.metas[1]))
+
+
+def _remainder(x, y):
+    """PyTorch's (and Python's) remainder: it takes the sign of the divisor."""
+    if _integer_division("remainder", x, y):
+        return np.remainder(x, y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mod = np.fmod(x, y)
+        # fmod has the sign of x: where that is not y's, move by one y
+        return common_module(x, y).where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
+
+
+@op(RemainderBackward0, RemainderBackward1, operator="mod", inplace=True)
+def remainder(input, other):
+    """``input % other``: the remainder of the floor division; it has the sign of ``other``."""
+    a, b, out, recording = binary("remainder", input, other, _remainder)
+    if not recording:
+        return out
+    if not isinstance(a, Tensor):  # number % tensor: PyTorch gives it no derivative
+        record(NotImplementedBackward, out, (b,), op="remainder")
+    elif isinstance(b, Tensor):
+        record(RemainderBackward1, out, (a, b), saved=(a, b), metas=metas(a, b, out))
+    else:
+        record(RemainderBackward0, out, (a,))
+    return out
+
+
+class FmodBackward0(Node):
+    """fmod(tensor, number): the remainder moves with the tensor."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad,)
+
+
+class FmodBackward1(Node):
+    """fmod(tensor, tensor): ``x - y * trunc(x / y)``, so ``d/dy = -trunc(x / y)``."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        x, y = self.saved_values
+        x_fn, y_fn = self._next_nodes
+        return (None if x_fn is None else to_input(grad, self.metas[0]),
+                None if y_fn is None else to_input(-grad * x.div(y, rounding_mode="trunc"),
+                                                   self.metas[1]))
+
+
+def _fmod(x, y):
+    if _integer_division("fmod", x, y):
+        return np.fmod(x, y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.fmod(x, y)
+
+
+@op(FmodBackward0, FmodBackward1, inplace=True)
+def fmod(input, other):
+    """The remainder of the division rounded towards zero (C's ``fmod``): it has the sign
+    of ``input``. ``input`` is a tensor (PyTorch takes no number there)."""
+    if not isinstance(input, Tensor):
+        raise invalid_combination("fmod", input, other)
+    a, b, out, recording = binary("fmod", input, other, _fmod)
+    if recording and isinstance(b, Tensor):
+        record(FmodBackward1, out, (a, b), saved=(a, b), metas=metas(a, b, out))
+    elif recording:
+        record(FmodBackward0, out, (a,))
+    return out
 
 
 class ReciprocalBackward0(Node):
@@ -224,11 +382,6 @@ class NegBackward0(Node):
 @op(NegBackward0, aliases=("negative",), operator="neg", inplace=True)
 def neg(input):
     """``-input``."""
-    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
-        raise RuntimeError(
-            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-            "to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
     return unary("neg", NegBackward0, input, operator.neg, saves=None, integers=True)
 
 
@@ -279,13 +432,32 @@ class PowBackward2(Node):
 
 
 def _power(x, p):
-    if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu":
-        if isinstance(p, int) and p < 0 or getattr(p, "dtype", None) is not None and (
-            p.dtype.kind in "iu" and (p < 0).any()
-        ):
+    """``x ** p`` of promoted operands, with PyTorch's rules for integers and bools."""
+    dtype = common_dtype(x, p)
+    if dtype.kind == "f":
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return x ** p
+    if not hasattr(p, "dtype"):  # tensor ** number: PyTorch settles p == 0 and p == 1 first
+        if p == 0:
+            return common_module(x, p).ones_like(x, dtype=dtype)
+        if p == 1:
+            return x.astype(dtype)
+    check_dtype("pow", dtype)
+    if not hasattr(p, "dtype"):
+        if p < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return x ** p
+        return np.power(x, p)
+    return _integer_power(x, p, dtype)
+
+
+def _integer_power(x, p, dtype):
+    """``x ** p`` for integers with an integer tensor of exponents: below zero, the
+    exponent gives 1 ** p = 1, (-1) ** p = ±1 and 0 for every other base, as in PyTorch."""
+    negative = p < 0
+    if not negative.any():
+        return np.power(x, p).astype(dtype, copy=False)
+    result = np.power(x, np.abs(p))
+    return common_module(x, p).where(negative & (np.abs(x) != 1), 0, result).astype(dtype, copy=False)
 
 
 @op(PowBackward0, PowBackward1, PowBackward2, operator="pow", inplace=True)

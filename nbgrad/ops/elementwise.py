@@ -4,13 +4,18 @@
 * ``binary``: two operands (tensors or numbers) checked, promoted as PyTorch promotes them
   and broadcast, the result computed; it says whether the op joins the graph;
 * ``to_input``: a binary op's backward sums the gradient back over the dimensions its
-  input was broadcast along, and casts it to the input's dtype.
+  input was broadcast along, and casts it to the input's dtype;
+* ``REFUSED_DTYPES``: the dtypes for which PyTorch has no kernel of an op, and its error;
+* ``NotImplementedBackward``: the node of an op that PyTorch gives no derivative.
 """
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.graph import OUTPUT, record, should_record
+from ..backend import array_module
 from ..core.grad_mode import grad_mode
+from ..core.node import Node
 from ..tensor import Tensor
 from .operands import broadcast_error, floating, operand, promoted, shape_of, tensor_operand
 
@@ -28,6 +33,8 @@ def unary(op, node_cls, input, compute, saves, quiet=False, integers=False):
     """
     x = tensor_operand(input, op)
     data = x._data if integers else floating(x._data)
+    if integers and data.dtype.kind != "f":
+        check_dtype(op, data.dtype)
     if quiet:
         with np.errstate(divide="ignore", invalid="ignore"):
             out = Tensor._make(compute(data))
@@ -121,3 +128,84 @@ def to_input(grad, meta):
     if grad._data.dtype != dtype:
         grad = grad.to(dtype=dtype)
     return grad
+
+
+# -- the dtypes an operation refuses ------------------------------------------------------
+def _no_kernel(kernel):
+    return NotImplementedError, f'"{kernel}" not implemented for \'{{type}}\''
+
+
+_BOOL_MASK_HINT = "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+
+# PyTorch compiles each kernel for some dtypes only and refuses the others, judged on the
+# dtype the kernel computes in (the operands' promoted dtype): ``bool // 2`` is computed in
+# int64 and runs, ``bool // True`` in bool and is refused.
+# op: (the dtype kinds refused, the exception, PyTorch's message; {type} is e.g. 'Bool')
+REFUSED_DTYPES = {
+    "abs": ("b", *_no_kernel("abs_cpu")),
+    "neg": ("b", RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. "
+                               + _BOOL_MASK_HINT),
+    "relu": ("b", RuntimeError, "Boolean inputs not supported for relu"),
+    "floor": ("b", *_no_kernel("floor_vml_cpu")),
+    "ceil": ("b", *_no_kernel("ceil_vml_cpu")),
+    "trunc": ("b", *_no_kernel("trunc_vml_cpu")),
+    "round": ("b", *_no_kernel("round_vml_cpu")),
+    "round_decimals": ("biu", *_no_kernel("round_cpu")),
+    "div_floor": ("b", *_no_kernel("div_floor_cpu")),
+    "div_trunc": ("b", *_no_kernel("div_trunc_cpu")),
+    "remainder": ("b", *_no_kernel("remainder_cpu")),
+    "fmod": ("b", *_no_kernel("fmod_cpu")),
+    "pow": ("b", *_no_kernel("pow")),
+    "argmax": ("b", RuntimeError, "argmax(): does not support bool input"),
+    "argmin": ("b", RuntimeError, "argmin(): does not support bool input"),
+    "mm": ("b", *_no_kernel("addmm_impl_cpu_")),
+    "mv": ("b", *_no_kernel("addmv_impl_cpu")),
+    "dot": ("b", *_no_kernel("dot")),
+    "bmm": ("b", *_no_kernel("bmm")),
+    "bitwise_and": ("f", *_no_kernel("bitwise_and_cpu")),
+    "bitwise_or": ("f", *_no_kernel("bitwise_or_cpu")),
+    "bitwise_xor": ("f", *_no_kernel("bitwise_xor_cpu")),
+    "bitwise_not": ("f", *_no_kernel("bitwise_not_cpu")),
+}
+_REFUSES_NOTHING = ("", None, "")
+
+
+def check_dtype(op, np_dtype):
+    """PyTorch's error when ``op`` has no kernel for ``np_dtype`` (see ``REFUSED_DTYPES``).
+
+    Called only where a refused dtype can arrive (most ops refuse no floating dtype, so
+    their float path never asks); an op without an entry refuses nothing.
+    """
+    kinds, error, message = REFUSED_DTYPES.get(op, _REFUSES_NOTHING)
+    if np_dtype.kind in kinds:
+        raise error(message.format(type=dtypes.scalar_type_name(np_dtype)))
+
+
+def common_dtype(x, y):
+    """The dtype two promoted operands (arrays, or one array and a number) compute in."""
+    return x.dtype if hasattr(x, "dtype") else y.dtype
+
+
+def common_module(x, y):
+    """The array module (NumPy or CuPy) of two promoted operands, one may be a number."""
+    return array_module(x if hasattr(x, "dtype") else y)
+
+
+def check_nonzero_divisor(y):
+    """PyTorch's error for an integer division by zero (a float one gives inf or nan)."""
+    if (y == 0).any() if hasattr(y, "dtype") else y == 0:
+        raise RuntimeError("ZeroDivisionError")
+
+
+# -- operations without a derivative --------------------------------------------------------
+class NotImplementedBackward(Node):
+    """The node PyTorch records for an operation it gives no derivative (``x // 2``): the
+    forward runs and requires grad, but backward through it raises."""
+
+    __slots__ = ("op",)
+
+    def apply(self, grad):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"  # PyTorch's

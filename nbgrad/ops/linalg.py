@@ -14,7 +14,8 @@ from ..core.node import Node
 from ..tensor import Tensor
 from . import shape
 from .declare import op
-from .operands import same_device, tensor_operand
+from .elementwise import check_dtype
+from .operands import broadcast_error, same_device, tensor_operand
 
 
 def _pair(op, input, other):
@@ -25,12 +26,27 @@ def _pair(op, input, other):
     return a, b
 
 
-def _same_dtype(a, b, names=("m1", "m2")):
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            f"expected {names[0]} and {names[1]} to have the same dtype, but got: "
-            f"{dtypes.c_type_name(a._data.dtype)} != {dtypes.c_type_name(b._data.dtype)}"
-        )
+def _same_dtype(a, b, op="mm"):
+    """PyTorch's error when the operands' dtypes differ (each product words it its own
+    way), then its error for a dtype it has no kernel for (bool)."""
+    x, y = a._data.dtype, b._data.dtype
+    if x != y:
+        raise RuntimeError(_DTYPE_MISMATCH[op](x, y))
+    check_dtype(op, x)
+
+
+def _name(np_dtype):
+    return dtypes.scalar_type_name(np_dtype)
+
+
+_DTYPE_MISMATCH = {
+    "mm": lambda x, y: ("expected m1 and m2 to have the same dtype, but got: "
+                        f"{dtypes.c_type_name(x)} != {dtypes.c_type_name(y)}"),
+    "mv": lambda mat, vec: ("addmv input tensors must have the same dtype, but got "
+                            f"{_name(vec)}, {_name(mat)}, and {_name(vec)}"),
+    "dot": lambda x, y: f"dot : expected both vectors to have same dtype, but found {_name(x)} and {_name(y)}",
+    "bmm": lambda x, y: f"expected scalar type {_name(x)} but found {_name(y)}",
+}
 
 
 def _saving(a, b):
@@ -102,17 +118,18 @@ class MvBackward0(Node):
 def mv(input, vec):
     """The product of a matrix and a vector."""
     a, v = _pair("mv", input, vec)
-    if a._data.ndim != 2 or v._data.ndim != 1:
+    if a._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if a._data.ndim != 2 or v._data.ndim != 1:  # PyTorch's addmv: (1-D input) + mat @ vec
         raise RuntimeError(
-            f"vector + matrix @ vector expected, got {v._data.ndim}, {a._data.ndim}, "
-            f"{v._data.ndim}"
+            f"vector + matrix @ vector expected, got 1, {a._data.ndim}, {v._data.ndim}"
         )
     if a._data.shape[1] != v._data.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x"
             f"{a._data.shape[1]}), vec ({v._data.shape[0]})"
         )
-    _same_dtype(a, v)
+    _same_dtype(a, v, "mv")
     out = Tensor._make(a._data @ v._data)
     if should_record(a, v):
         record(MvBackward0, out, (a, v), saved=_saving(a, v))
@@ -142,7 +159,7 @@ def dot(input, other):
             "number of elements, but got {0} and {1} elements respectively".format(
                 a._data.shape[0], b._data.shape[0])
         )
-    _same_dtype(a, b, ("self", "other"))
+    _same_dtype(a, b, "dot")
     out = Tensor._make(a._data @ b._data)
     if should_record(a, b):
         record(DotBackward0, out, (a, b), saved=_saving(a, b))
@@ -172,7 +189,8 @@ def bmm(input, mat2):
             f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
             f"[{b._data.shape[0]}, {b._data.shape[1]}]."
         )
-    _same_dtype(a, b)
+    check_dtype("bmm", a._data.dtype)  # PyTorch asks this first
+    _same_dtype(a, b, "bmm")
     out = Tensor._make(a._data @ b._data)
     if should_record(a, b):
         record(BmmBackward0, out, (a, b), saved=_saving(a, b))
@@ -198,19 +216,19 @@ def matmul(input, other):
     if da == 1 and db == 2:
         return shape.squeeze_result(mm(a.unsqueeze(0), b), 0)
     k = a._data.shape[-1]
-    if db <= 2 and k == b._data.shape[0]:  # fold the batch dims of a into its rows
+    if db <= 2 and da >= 3:  # fold the batch dims of a into its rows
         rows = a.reshape(-1, k)
         folded = mm(rows, b) if db == 2 else mv(rows, b)
         return shape.unsafe_view(folded, a._data.shape[:-1] + b._data.shape[1:])
     a_rows, a_cols = (1, k) if da == 1 else a._data.shape[-2:]
     b_rows, b_cols = (b._data.shape[0], 1) if db == 1 else b._data.shape[-2:]
-    if a_cols != b_rows:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [*, {a_cols}] but "
-            f"got: [*, {b_rows}]."
-        )
     batch = broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
     n = math.prod(batch)
+    if a_cols != b_rows:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {a_cols}] but "
+            f"got: [{n}, {b_rows}]."
+        )
     left = (a.unsqueeze(0) if da == 1 else a).expand(*batch, a_rows, a_cols).reshape(n, a_rows, a_cols)
     right = (b.unsqueeze(1) if db == 1 else b).expand(*batch, b_rows, b_cols).reshape(n, b_rows, b_cols)
     result = shape.unsafe_view(bmm(left, right), batch + (a_rows, b_cols))
@@ -221,11 +239,8 @@ def matmul(input, other):
     return result
 
 
-def broadcast_shapes(*shapes):
+def broadcast_shapes(a_shape, b_shape):
     try:
-        return tuple(np.broadcast_shapes(*shapes))
+        return tuple(np.broadcast_shapes(a_shape, b_shape))
     except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a must match the size of tensor b: batch dimensions "
-            f"{list(shapes[0])} and {list(shapes[1])} do not broadcast"
-        ) from None
+        raise broadcast_error(a_shape, b_shape) from None

@@ -9,21 +9,25 @@
 
 import numpy as np
 
-from ..autograd.graph import record, should_record
+from ..autograd.graph import OUTPUT, record, should_record
 from ..core.node import Node
 from .. import dtypes
 from ..backend import array_module
 from ..tensor import Tensor
 from .declare import op
-from .operands import broadcast_error, operand, promoted, shape_of, tensor_operand, zeros_like
+from .methods import tensor_method
+from .elementwise import check_dtype, common_dtype
+from .operands import (broadcast_error, invalid_combination, operand, promoted, shape_of,
+                       tensor_operand, zeros_like)
 
 
 # -- comparisons and logic: results outside the graph -----------------------------------
 def _compare(op, compute):
     def comparison(input, other):
-        a = operand(input, op, 1, "input")
+        if not isinstance(input, Tensor):  # PyTorch takes a number as ``other`` only
+            raise invalid_combination(op, input, other)
         b = operand(other, op)
-        x, y = promoted(a, b)
+        x, y = promoted(input, b)
         try:
             return Tensor._make(compute(x, y))
         except ValueError:
@@ -47,9 +51,7 @@ def _logical(op, compute):
         a = operand(input, op, 1, "input")
         b = operand(other, op)
         x, y = promoted(a, b)
-        for value in (x, y):
-            if getattr(value, "dtype", np.dtype(int)).kind == "f" or isinstance(value, float):
-                raise NotImplementedError(f'"{op}_cpu" not implemented for \'Float\'')
+        check_dtype(op, common_dtype(x, y))
         try:
             return Tensor._make(compute(x, y))
         except ValueError:
@@ -68,13 +70,20 @@ bitwise_xor = op(export=False, method=False, operator="xor", reflected="same")(
     _logical("bitwise_xor", np.bitwise_xor))
 
 
-@op(export=False, method=False, operator="invert")
+@op(export=False, method=False)
 def bitwise_not(input):
-    """``~input``: the bitwise (for bool, logical) negation of each element."""
+    """The bitwise (for bool, logical) negation of each element."""
     x = tensor_operand(input, "bitwise_not")
-    if x._data.dtype.kind == "f":
-        raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    check_dtype("bitwise_not", x._data.dtype)
     return Tensor._make(np.invert(x._data))
+
+
+@tensor_method("__invert__")
+def invert(self):
+    """``~self``: ``bitwise_not``, whose operator PyTorch refuses for floats with a TypeError."""
+    if self._data.dtype.kind == "f":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(self)
 
 
 @op()
@@ -144,6 +153,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def _arg(op, input, dim, keepdim):
     x = tensor_operand(input, op)
     data = x._data
+    check_dtype(op, data.dtype)
     if data.size == 0:
         raise IndexError(
             f"{op}(): Expected reduction dim to be specified for input.numel() == 0."
@@ -183,23 +193,58 @@ class ZeroGradient(Node):
         return (zeros_like(grad),)
 
 
-def _step(op, node_cls, compute, input):
+def _step(op, node_cls, compute, input, kernel=None, integers=None, saves_both=False):
+    """``compute`` on a float tensor, recorded with a zero-gradient node. An integer or bool
+    tensor, if the op's ``kernel`` (default: ``op``) takes its dtype (``REFUSED_DTYPES``),
+    gives ``integers`` of it, by default a copy: rounding an integer changes nothing.
+    ``saves_both``: the node saves the input and the result, as PyTorch's does."""
     x = tensor_operand(input, op)
     data = x._data
-    out = Tensor._make(compute(data) if data.dtype.kind == "f" or op == "sign" else data.copy())
+    if data.dtype.kind == "f":
+        out = Tensor._make(compute(data))
+    else:
+        check_dtype(kernel or op, data.dtype)
+        out = Tensor._make(integers(data) if integers else data.copy())
     if should_record(x):
-        record(node_cls, out, (x,))
+        record(node_cls, out, (x,), saved=(x, OUTPUT) if saves_both else ())
     return out
+
+
+def _signs(data):
+    """-1, 0 or 1 of each element: 0 for NaN and a bool tensor itself, as in PyTorch."""
+    if data.dtype.kind == "b":
+        return data.copy()
+    xp = array_module(data)
+    signs = xp.sign(data)
+    return xp.where(signs != signs, 0, signs) if data.dtype.kind == "f" else signs  # NaN: 0
 
 
 class SignBackward0(ZeroGradient):
     __slots__ = ()
 
 
-@op(SignBackward0)
+@op(SignBackward0, inplace=True)
 def sign(input):
-    """-1, 0 or 1 for each element; its gradient is zero."""
-    return _step("sign", SignBackward0, np.sign, input)
+    """-1, 0 or 1 for each element (0 for NaN; a bool tensor stays itself); its gradient is
+    zero."""
+    return _step("sign", SignBackward0, _signs, input, integers=_signs)
+
+
+class SgnBackward0(ZeroGradient):
+    """Saves the input and the result, as PyTorch's (whose formula for complex numbers
+    needs them)."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        _ = self.saved_values  # unpacked as PyTorch does: refused once they changed in place
+        return super().apply(grad)
+
+
+@op(SgnBackward0, inplace=True)
+def sgn(input):
+    """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs)."""
+    return _step("sgn", SgnBackward0, _signs, input, integers=_signs, saves_both=True)
 
 
 class RoundBackward0(ZeroGradient):
@@ -210,11 +255,12 @@ class RoundBackward1(ZeroGradient):
     __slots__ = ()
 
 
-@op(RoundBackward0, RoundBackward1)
+@op(RoundBackward0, RoundBackward1, inplace=True)
 def round(input, *, decimals=0):
     """Each element rounded half to even (to ``decimals`` places); its gradient is zero."""
     if decimals:
-        return _step("round", RoundBackward1, lambda d: d.round(decimals), input)
+        return _step("round", RoundBackward1, lambda d: d.round(decimals), input,
+                     kernel="round_decimals")
     return _step("round", RoundBackward0, lambda d: d.round(), input)
 
 
@@ -222,7 +268,7 @@ class FloorBackward0(ZeroGradient):
     __slots__ = ()
 
 
-@op(FloorBackward0)
+@op(FloorBackward0, inplace=True)
 def floor(input):
     """Each element rounded down; its gradient is zero."""
     return _step("floor", FloorBackward0, np.floor, input)
@@ -232,7 +278,7 @@ class CeilBackward0(ZeroGradient):
     __slots__ = ()
 
 
-@op(CeilBackward0)
+@op(CeilBackward0, inplace=True)
 def ceil(input):
     """Each element rounded up; its gradient is zero."""
     return _step("ceil", CeilBackward0, np.ceil, input)
@@ -242,7 +288,7 @@ class TruncBackward0(ZeroGradient):
     __slots__ = ()
 
 
-@op(TruncBackward0)
+@op(TruncBackward0, inplace=True)
 def trunc(input):
     """Each element rounded towards zero; its gradient is zero."""
     return _step("trunc", TruncBackward0, np.trunc, input)

@@ -40,6 +40,20 @@ def tensor_operand(value, op, position=1, name="input"):
     )
 
 
+def invalid_combination(op, *args, **kwargs):
+    """PyTorch's TypeError for arguments that fit none of the op's signatures, such as a
+    number where only the second operand may be one (``eq(2.0, x)``)."""
+    got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:\n * (Tensor input, Tensor other)\n * (Tensor input, Number other)"
+    )
+
+
+def _type_name(value):
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
 def promoted(a, b):
     """The arrays (or numbers) of two operands, converted to PyTorch's result dtype."""
     a_is_tensor, b_is_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
@@ -64,6 +78,8 @@ def promoted(a, b):
 def _with_number(array, number):
     if isinstance(number, float):
         return floating(array), number
+    if type(number) is int and array.dtype.kind == "b":  # bool meets int in int64
+        return array.astype(np.int64), number
     if type(number) is int and array.dtype.kind in "iu":
         info = np.iinfo(array.dtype)
         if not info.min <= number <= info.max:

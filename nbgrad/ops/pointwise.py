@@ -91,7 +91,7 @@ class AbsBackward0(Node):
         return (grad * x.sign(),)
 
 
-@op(AbsBackward0, operator="abs")
+@op(AbsBackward0, operator="abs", inplace=True)
 def abs(input):
     """The absolute value of each element (integers stay integers)."""
     return unary("abs", AbsBackward0, input, np.abs, saves=INPUT, integers=True)
