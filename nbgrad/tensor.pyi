@@ -43,7 +43,11 @@ class Tensor:
         """The value of a one-element tensor as a float."""
 
     def __floordiv__(self, other):
-        """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``)."""
+        """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``).
+
+        PyTorch gives it no derivative: the result requires grad, but backward through it
+        raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+        """
 
     def __format__(self, spec):
         """Default object formatter."""
@@ -52,7 +56,12 @@ class Tensor:
         """Elementwise ``ge``: a bool tensor, never part of the graph."""
 
     def __getitem__(self, index):
-        """``input[index]``: basic indices give a view, integer arrays and masks a copy."""
+        """``input[index]``, as PyTorch reads it: the basic parts (ints, slices, ``None``,
+        ``...``) give a view, applied first; the index arrays and masks left index that view
+        at once and copy. Where their dimensions go is decided among them alone: together, in
+        place of the dimensions they index; separated by a slice, first. So ``x[1, :, [1, 0]]``
+        has shape ``(3, 2)`` for ``x`` of shape ``(2, 3, 4)`` (NumPy: ``(2, 3)``).
+        """
 
     def __gt__(self, other):
         """Elementwise ``gt``: a bool tensor, never part of the graph."""
@@ -60,8 +69,17 @@ class Tensor:
     def __hash__(self):
         """Return hash(self)."""
 
+    def __iabs__(self):
+        """In place ``abs``: changes this tensor and bumps its version (chapter 05)."""
+
     def __iadd__(self, other, *, alpha=1):
         """In place ``add``: changes this tensor and bumps its version (chapter 05)."""
+
+    def __ifloordiv__(self, other):
+        """In place ``floor_divide``: changes this tensor and bumps its version (chapter 05)."""
+
+    def __imod__(self, other):
+        """In place ``remainder``: changes this tensor and bumps its version (chapter 05)."""
 
     def __imul__(self, other):
         """In place ``mul``: changes this tensor and bumps its version (chapter 05)."""
@@ -79,7 +97,7 @@ class Tensor:
         """The value of a one-element tensor as an int."""
 
     def __invert__(self):
-        """``~input``: the bitwise (for bool, logical) negation of each element."""
+        """``~self``: ``bitwise_not``, whose operator PyTorch refuses for floats with a TypeError."""
 
     def __ipow__(self, exponent):
         """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
@@ -106,6 +124,9 @@ class Tensor:
         """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
         (so that the graph shows the same nodes).
         """
+
+    def __mod__(self, other):
+        """``input % other``: the remainder of the floor division; it has the sign of ``other``."""
 
     def __mul__(self, other):
         """``input * other``, element by element, broadcast."""
@@ -138,12 +159,19 @@ class Tensor:
         """Return repr(self)."""
 
     def __rfloordiv__(self, other):
-        """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``)."""
+        """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``).
+
+        PyTorch gives it no derivative: the result requires grad, but backward through it
+        raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+        """
 
     def __rmatmul__(self, other):
         """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
         (so that the graph shows the same nodes).
         """
+
+    def __rmod__(self, other):
+        """``input % other``: the remainder of the floor division; it has the sign of ``other``."""
 
     def __rmul__(self, other):
         """``input * other``, element by element, broadcast."""
@@ -166,7 +194,11 @@ class Tensor:
         """Elementwise ``bitwise_xor`` of integer or bool tensors."""
 
     def __setitem__(self, index, value):
-        """``t[index] = value``: through a view for basic indices, ``index_put_`` otherwise."""
+        """``t[index] = value``, as PyTorch does it (``set_item``): the basic parts of the index
+        give a view of ``t`` (as in ``t[index]``); with no index arrays left, ``value`` is copied
+        into that view (cast to its dtype, broadcast to its shape), else ``index_put_`` puts it
+        there (same dtype required, leading dimensions of size 1 dropped first).
+        """
 
     def __sub__(self, other, *, alpha=1):
         """``input - alpha * other``, broadcast; a number on either side."""
@@ -181,6 +213,9 @@ class Tensor:
 
     def abs(self):
         """The absolute value of each element (integers stay integers)."""
+
+    def abs_(self):
+        """In place ``abs``: changes this tensor and bumps its version (chapter 05)."""
 
     def add(self, other, *, alpha=1):
         """``input + alpha * other``, broadcast; a number on either side."""
@@ -221,19 +256,24 @@ class Tensor:
     def ceil(self):
         """Each element rounded up; its gradient is zero."""
 
-    def clamp(self, min=None, max=None):
-        """Each element limited to ``[min, max]`` (numbers or tensors; either may be ``None``).
+    def ceil_(self):
+        """In place ``ceil``: changes this tensor and bumps its version (chapter 05)."""
 
-        When ``min > max``, every element is ``max``, as in PyTorch.
+    def clamp(self, min=None, max=None):
+        """Each element limited to ``[min, max]``: both bounds numbers (or 0-d tensors, read as
+        numbers), or both tensors, broadcast; either may be ``None``.
+
+        When ``min > max``, every element is ``max``; a NaN anywhere gives NaN, as in PyTorch.
         """
 
     def clamp_(self, min=None, max=None):
         """In place ``clamp``: changes this tensor and bumps its version (chapter 05)."""
 
     def clip(self, min=None, max=None):
-        """Each element limited to ``[min, max]`` (numbers or tensors; either may be ``None``).
+        """Each element limited to ``[min, max]``: both bounds numbers (or 0-d tensors, read as
+        numbers), or both tensors, broadcast; either may be ``None``.
 
-        When ``min > max``, every element is ``max``, as in PyTorch.
+        When ``min > max``, every element is ``max``; a NaN anywhere gives NaN, as in PyTorch.
         """
 
     def clone(self, *, memory_format=None):
@@ -332,8 +372,26 @@ class Tensor:
     def floor(self):
         """Each element rounded down; its gradient is zero."""
 
+    def floor_(self):
+        """In place ``floor``: changes this tensor and bumps its version (chapter 05)."""
+
     def floor_divide(self, other):
-        """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``)."""
+        """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``).
+
+        PyTorch gives it no derivative: the result requires grad, but backward through it
+        raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+        """
+
+    def floor_divide_(self, other):
+        """In place ``floor_divide``: changes this tensor and bumps its version (chapter 05)."""
+
+    def fmod(self, other):
+        """The remainder of the division rounded towards zero (C's ``fmod``): it has the sign
+        of ``input``. ``input`` is a tensor (PyTorch takes no number there).
+        """
+
+    def fmod_(self, other):
+        """In place ``fmod``: changes this tensor and bumps its version (chapter 05)."""
 
     def ge(self, other):
         """Elementwise ``ge``: a bool tensor, never part of the graph."""
@@ -414,7 +472,7 @@ class Tensor:
         """``not`` of each element, as a bool tensor."""
 
     def logsumexp(self, dim, keepdim=False):
-        """``log(sum(exp(x)))`` along ``dim``, without overflow."""
+        """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements)."""
 
     def long(self):
         """``to(nbgrad.int64)``."""
@@ -423,7 +481,9 @@ class Tensor:
         """Elementwise ``lt``: a bool tensor, never part of the graph."""
 
     def masked_fill(self, mask, value):
-        """``value`` where ``mask`` is True, ``input`` elsewhere."""
+        """``value`` (a number, or a 0-d tensor whose gradient is then the sum of the result's
+        where ``mask`` is True) where ``mask`` is True, ``input`` elsewhere.
+        """
 
     def masked_fill_(self, mask, value):
         """In place ``masked_fill``: changes this tensor and bumps its version (chapter 05)."""
@@ -440,7 +500,7 @@ class Tensor:
         """The larger of the two, element by element (a tie splits the gradient in half)."""
 
     def mean(self, dim=None, keepdim=False, *, dtype=None):
-        """The mean of all elements, or along ``dim``."""
+        """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch)."""
 
     def min(self, dim=None, keepdim=False, *, other=None):
         """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``."""
@@ -498,7 +558,9 @@ class Tensor:
         """Zeros of ``size``, with this tensor's dtype and device unless given."""
 
     def norm(self, p='fro', dim=None, keepdim=False, dtype=None):
-        """The ``p``-norm of all elements, or along ``dim``."""
+        """The ``p``-norm of all elements, or along ``dim`` (any real ``p``, ``inf`` and ``-inf``
+        included; ``p = 0`` counts the nonzero elements).
+        """
 
     def not_equal(self, other):
         """Elementwise ``ne``: a bool tensor, never part of the graph."""
@@ -539,6 +601,12 @@ class Tensor:
     def relu_(self):
         """In place ``relu``: changes this tensor and bumps its version (chapter 05)."""
 
+    def remainder(self, other):
+        """``input % other``: the remainder of the floor division; it has the sign of ``other``."""
+
+    def remainder_(self, other):
+        """In place ``remainder``: changes this tensor and bumps its version (chapter 05)."""
+
     @property
     def requires_grad(self):
         """Whether gradients are wanted for this tensor (chapter 02)."""
@@ -565,8 +633,17 @@ class Tensor:
     def round(self, *, decimals=0):
         """Each element rounded half to even (to ``decimals`` places); its gradient is zero."""
 
+    def round_(self, *, decimals=0):
+        """In place ``round``: changes this tensor and bumps its version (chapter 05)."""
+
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
+
+    def sgn(self):
+        """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs)."""
+
+    def sgn_(self):
+        """In place ``sgn``: changes this tensor and bumps its version (chapter 05)."""
 
     @property
     def shape(self):
@@ -579,7 +656,12 @@ class Tensor:
         """In place ``sigmoid``: changes this tensor and bumps its version (chapter 05)."""
 
     def sign(self):
-        """-1, 0 or 1 for each element; its gradient is zero."""
+        """-1, 0 or 1 for each element (0 for NaN; a bool tensor stays itself); its gradient is
+        zero.
+        """
+
+    def sign_(self):
+        """In place ``sign``: changes this tensor and bumps its version (chapter 05)."""
 
     def sin(self):
         """The sine of each element (in radians)."""
@@ -647,6 +729,9 @@ class Tensor:
 
     def trunc(self):
         """Each element rounded towards zero; its gradient is zero."""
+
+    def trunc_(self):
+        """In place ``trunc``: changes this tensor and bumps its version (chapter 05)."""
 
     def type(self, dtype=None):
         """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``."""

@@ -282,25 +282,11 @@ def _signature_of(row):
 TABLE_OPS = sorted({(row.name, _signature_of(row)) for row in OP_TABLE
                     if _signature_of(row) and row.not_in_torch is None})
 # ops of the table that are not this file's to fix, and why they still differ
-ELSEWHERE = {
-    ("var", "int64"): "var of an integer tensor: PyTorch says 'std and var only support floating point'",
-    ("var", "bool"): "as for int64",
-    ("std", "int64"): "as for var",
-    ("std", "bool"): "as for var",
-    ("norm", "int64"): "linalg.vector_norm's wording for an integer tensor differs",
-    ("norm", "bool"): "as for int64",
-}
 TABLE_VALUES = [[1, 0, 3, 2], [2, 5, 0, 1], [0, 1, 1, 4]]
 
 
-def _table_case(name, kind, dtype):
-    reason = ELSEWHERE.get((name, dtype))
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(name, kind, dtype, marks=marks, id=f"{name}-{dtype}")
-
-
-@pytest.mark.parametrize("name,kind,dtype", [_table_case(name, kind, dtype) for name, kind in TABLE_OPS
-                                             for dtype in ("bool", "int64", "float32")])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+@pytest.mark.parametrize("name,kind", TABLE_OPS, ids=[name for name, _ in TABLE_OPS])
 def test_every_table_op_accepts_or_refuses_each_dtype_as_torch(name, kind, dtype):
     """Every one- and two-tensor op of tests/opinfo.py on bool, int64 and float32 tensors:
     the same result, or PyTorch's error (``relu``, ``floor``, ``abs``, ``argmax``, ``@`` of

@@ -174,7 +174,8 @@ def _correction(unbiased, correction):
 
 def _spread(op, node_cls, finish, input, dim, unbiased, keepdim, correction):
     x = tensor_operand(input, op)
-    _require_float(op, x)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
         dim, unbiased = None, dim
     correction = _correction(unbiased, correction)
