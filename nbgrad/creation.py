@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from . import backend, dtypes
+from .warn import keep_numpy_warnings_silenced
 from .ops.methods import tensor_method
 from .tensor import ONLY_FLOAT_GRAD, Tensor
 
@@ -19,6 +20,7 @@ _SCALARS = (bool, int, float, np.generic)
 
 def _finish(data, dtype, device, requires_grad):
     """Cast, move and flag a freshly built array as a leaf tensor."""
+    keep_numpy_warnings_silenced()  # where tensors are made, not on every operation
     if dtype is not None:
         np_dtype = dtypes.to_numpy_dtype(dtype)
         if data.dtype != np_dtype:
@@ -141,6 +143,7 @@ def from_numpy(ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     dtypes.from_numpy_dtype(ndarray.dtype)  # raises for a dtype nbgrad lacks
     _warn_if_not_writable(ndarray)
+    keep_numpy_warnings_silenced()
     return Tensor._make(ndarray)
 
 

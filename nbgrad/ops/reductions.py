@@ -75,8 +75,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = tensor_operand(input, "sum")
     data = x._data
     axes = normalize_dims(dim, data.ndim)
-    out = Tensor._make(data.sum(axis=_axis(axes, data.ndim), keepdims=keepdim,
-                                dtype=_sum_dtype(data, dtype)))
+    # the ufunc itself, not ndarray.sum: NumPy's warnings (inf + -inf) then come from
+    # nbgrad's frame, where nbgrad's filter silences them (nbgrad/warn.py); it is faster too
+    out = Tensor._make(array_module(data).add.reduce(
+        data, axis=_axis(axes, data.ndim), dtype=_sum_dtype(data, dtype), keepdims=keepdim))
     if should_record(x):
         if dim is None:
             record(SumBackward0, out, (x,), shape=data.shape)
@@ -91,6 +93,16 @@ def _require_float(op, x, dtype=None):
             f"{op}(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {dtypes.scalar_type_name(x._data.dtype)}"
         )
+
+
+def _mean_array(data, axis, keepdim, count):
+    """``data.mean(axis)`` as NumPy computes it (float16 adds up in float32), written with
+    the ufunc so that its warnings (the mean of nothing is 0 / 0) come from nbgrad's frame,
+    where nbgrad's filter silences them (nbgrad/warn.py)."""
+    total = array_module(data).add.reduce(
+        data, axis=axis, dtype=np.float32 if data.dtype == np.float16 else None,
+        keepdims=keepdim)
+    return (total / count).astype(data.dtype, copy=False)
 
 
 class MeanBackward0(Node):
@@ -115,7 +127,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     data = x._data if dtype is None else x._data.astype(dtypes.to_numpy_dtype(dtype))
     axes = normalize_dims(dim, data.ndim)
     count = math.prod(data.shape[a] for a in axes)
-    out = Tensor._make(data.mean(axis=_axis(axes, data.ndim), keepdims=keepdim))
+    out = Tensor._make(_mean_array(data, _axis(axes, data.ndim), keepdim, count))
     if should_record(x):
         if dim is None:
             record(MeanBackward0, out, (x,), shape=data.shape, count=count)

@@ -1,0 +1,137 @@
+"""Parity with PyTorch for the tensor object protocol and for warnings.
+
+* NumPy's RuntimeWarnings never leak out of nbgrad (PyTorch is silent about the inf and
+  nan it computes), while the user's own NumPy code keeps warning;
+* the scalar-conversion warning is given where PyTorch gives it, and nowhere else;
+* attributes, ``.grad`` and ``.data`` assignment, pickling and deepcopy behave as in PyTorch.
+"""
+
+import copy
+import pathlib
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from parity import check, check_error, check_no_warning, check_warning, leaf, torch
+
+import nbgrad as ng
+
+INF, NAN = float("inf"), float("nan")
+
+
+# -- NumPy's floating-point warnings ----------------------------------------------------------
+def runtime_warnings(program, M):
+    """The RuntimeWarnings ``program(M)`` gives under the filters in force (nbgrad's
+    included), every one of them: "always" comes after the filters already there."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", append=True)
+        program(M)
+    return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+def backward_of(f, values):
+    def program(M):
+        x = M.tensor(values, requires_grad=True)
+        f(M, x).sum().backward()
+        return x.grad
+    return program
+
+
+# Each program makes NumPy warn inside nbgrad (before nbgrad silenced them), and PyTorch
+# computes the same inf or nan silently.
+NUMPY_WARNS = {
+    "x / 0": lambda M: M.tensor([1.0, 0.0]) / 0,
+    "x / zeros": lambda M: M.tensor([1.0, 0.0]) / M.zeros(2),
+    "int // 0 ": lambda M: M.tensor([1.0]) // M.zeros(1),
+    "inf - inf": lambda M: M.tensor([INF]) - INF,
+    "inf * 0": lambda M: M.tensor([INF]) * M.zeros(1),
+    "log(0)": lambda M: M.log(M.zeros(2)),
+    "log(-1)": lambda M: M.log(-M.ones(2)),
+    "sqrt(-1)": lambda M: M.sqrt(-M.ones(2)),
+    "exp overflow": lambda M: M.exp(M.tensor([1000.0])),
+    "exp overflow float16": lambda M: M.exp(M.tensor([20.0], dtype=M.float16)),
+    "mul overflow": lambda M: M.tensor([1e38]) * 1e38,
+    "pow overflow": lambda M: M.tensor([1e30]) ** 2,
+    "0 ** -1": lambda M: M.zeros(1) ** -1,
+    "cast float to int": lambda M: M.tensor([1e10, NAN]).int(),
+    "cast to float16": lambda M: M.tensor([1e6]).half(),
+    "matmul inf * 0": lambda M: M.tensor([[INF]]) @ M.zeros(1, 1),
+    "mm with nan": lambda M: M.mm(M.tensor([[NAN, INF]]), M.tensor([[0.0], [1.0]])),
+    "sum inf + -inf": lambda M: M.tensor([INF, -INF]).sum(),
+    "sum along dim": lambda M: M.tensor([[INF, -INF]]).sum(1),
+    "mean inf + -inf": lambda M: M.tensor([INF, -INF]).mean(),
+    "mean of nothing": lambda M: M.tensor([]).mean(),
+    "mean of nothing along dim": lambda M: M.zeros(0, 2).mean(0),
+    "var of one": lambda M: M.tensor([1.0]).var(),
+    "softmax with inf": lambda M: M.softmax(M.tensor([INF, 1.0]), 0),
+    "log_softmax of -inf": lambda M: M.log_softmax(M.tensor([-INF, -INF]), 0),
+    "logsumexp of inf": lambda M: M.logsumexp(M.tensor([INF, -INF]), 0),
+    "sigmoid far out": lambda M: M.sigmoid(M.tensor([-1000.0])),
+    "tanh far out": lambda M: M.tanh(M.tensor([1000.0])),
+    "backward of log at 0": backward_of(lambda M, x: x.log(), [0.0]),
+    "backward of sqrt at 0": backward_of(lambda M, x: x.sqrt(), [0.0]),
+    "backward of x ** 0.5 at 0": backward_of(lambda M, x: x ** 0.5, [0.0]),
+    "backward of 1 / x at 0": backward_of(lambda M, x: 1 / x, [0.0]),
+    "backward of exp overflow": backward_of(lambda M, x: x.exp() * 0, [1000.0]),
+    "repr with nan and inf": lambda M: repr(M.tensor([NAN, INF, -INF, 1.0])),
+}
+
+
+@pytest.mark.parametrize("name", NUMPY_WARNS)
+def test_numpy_runtime_warnings_do_not_leak(name):
+    program = NUMPY_WARNS[name]
+    assert not runtime_warnings(program, torch), "torch warns: the test is wrong"
+    assert not runtime_warnings(program, ng), f"nbgrad lets NumPy's warning through for {name}"
+
+
+def test_the_programs_warn_in_plain_numpy():
+    """The table is not vacuous: the same arithmetic in the user's NumPy code warns."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.log(np.zeros(1))
+        np.array([np.inf, -np.inf]).sum()
+        np.zeros(0).mean()
+        np.array([[np.inf]]) @ np.zeros((1, 1))
+    assert len([w for w in caught if issubclass(w.category, RuntimeWarning)]) >= 4
+
+
+def test_users_own_numpy_code_still_warns():
+    with pytest.warns(RuntimeWarning, match="divide by zero encountered in log"):
+        np.log(np.zeros(1))
+    with pytest.warns(RuntimeWarning, match="invalid value encountered"):
+        np.array([np.inf, -np.inf]).sum()
+
+
+def test_silence_survives_catch_warnings_and_user_filters_for_other_modules():
+    """catch_warnings copies the filters on entry (nbgrad's among them); a filter the user
+    adds for RuntimeWarnings of another module leaves nbgrad's in force."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=RuntimeWarning, module="__main__")
+        assert not runtime_warnings(NUMPY_WARNS["log(0)"], ng)
+
+
+def test_a_users_error_filter_installed_later_takes_precedence():
+    """Documented (nbgrad/warn.py): a filter added after nbgrad's comes first, so
+    ``simplefilter("error")`` makes nbgrad's NumPy warnings errors; PyTorch is silent."""
+    ng.zeros(1)  # nbgrad's filter is in the list in force (pytest replaced it for this test)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="overflow encountered in exp"):
+            ng.exp(ng.tensor([1000.0]))
+        ng.warn.silence_numpy_warnings()  # installed again: nbgrad's filter first again
+        ng.exp(ng.tensor([1000.0]))
+
+
+def test_python_W_error_keeps_nbgrad_silent_and_the_users_numpy_raising():
+    program = (
+        "import numpy as np, nbgrad as ng\n"
+        "ng.exp(ng.tensor([1000.])); ng.tensor([1.]) / 0; ng.tensor([float('inf'), -float('inf')]).sum()\n"
+        "try:\n    np.log(np.zeros(1))\nexcept RuntimeWarning as e:\n    print('raised', e)\n"
+    )
+    done = subprocess.run([sys.executable, "-W", "error", "-c", program], capture_output=True,
+                          text=True, check=True, cwd=pathlib.Path(__file__).parents[1])
+    assert done.stdout.strip() == "raised divide by zero encountered in log", done.stderr
