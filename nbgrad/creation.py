@@ -13,7 +13,7 @@ import numpy as np
 from . import backend, dtypes
 from .warn import keep_numpy_warnings_silenced
 from .ops.methods import tensor_method
-from .tensor import ONLY_FLOAT_GRAD, Tensor
+from .tensor import ONLY_FLOAT_GRAD, Tensor, warn_if_scalar_of_grad
 
 _SCALARS = (bool, int, float, np.generic)
 
@@ -46,8 +46,8 @@ def _infer(values, float_dtype=None):
     Python floats become ``float_dtype`` (the requested dtype, else the default float
     dtype) directly, so that ``tensor(0.2, dtype=float64)`` is exactly 0.2.
     """
-    if isinstance(values, Tensor):
-        return backend.to_device(values._data, "cpu")
+    if isinstance(values, Tensor):  # an element of a sequence: one number, as in PyTorch
+        return _element_value(values)
     if isinstance(values, np.ndarray):
         return values
     if isinstance(values, _SCALARS):
@@ -60,7 +60,8 @@ def _infer(values, float_dtype=None):
     if not values:
         return np.zeros(0, dtypes.get_default_dtype().numpy)
     if any(isinstance(v, (Tensor, np.ndarray)) for v in values):
-        return np.stack([_infer(v, float_dtype) for v in values])
+        parts = [_infer(v, float_dtype) for v in values]
+        return np.stack(parts).astype(dtypes.result_type(*parts), copy=False)
     try:
         array = np.array(values)
     except (TypeError, ValueError):
@@ -76,6 +77,15 @@ def _infer(values, float_dtype=None):
     if isinstance(first, str):
         raise TypeError("new(): invalid data type 'str'")
     raise RuntimeError(f"Could not infer dtype of {type(first).__name__}")
+
+
+def _element_value(t):
+    """A tensor inside the data given to ``tensor()``: its one value, as a 0-d array of its
+    dtype (PyTorch converts it as ``float()`` would, warning when it requires grad)."""
+    warn_if_scalar_of_grad(t, stacklevel=4)  # the caller of tensor()
+    if t._data.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return backend.to_device(t._data, "cpu").reshape(())
 
 
 def _scalar_array(value):

@@ -32,6 +32,7 @@ import numpy as np
 from . import backend, dtypes, printing
 from .core.grad_mode import grad_mode
 from .core.node import add_hook
+from .warn import warn_once
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -44,6 +45,18 @@ NON_LEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
 )
 ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+SCALAR_OF_GRAD_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
+)
+
+
+def warn_if_scalar_of_grad(t, stacklevel=2):
+    """PyTorch's once-per-process warning when a tensor that requires grad (with grad mode
+    on) becomes a Python float: the number is cut off from the graph. ``float()`` gives it
+    (so does ``tensor([t, ...])``); ``int()``, ``bool()`` and ``.item()`` do not."""
+    if t._requires_grad and grad_mode.enabled:
+        warn_once(SCALAR_OF_GRAD_WARNING, UserWarning, stacklevel + 1)
 
 
 class Tensor:
@@ -419,7 +432,8 @@ class Tensor:
         return kind(self._data.item())
 
     def __float__(self):
-        """The value of a one-element tensor as a float."""
+        """The value of a one-element tensor as a float (warns, once, if it requires grad)."""
+        warn_if_scalar_of_grad(self)
         return self._scalar(float)
 
     def __int__(self):

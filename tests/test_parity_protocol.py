@@ -19,6 +19,7 @@ import pytest
 from parity import check, check_error, check_no_warning, check_warning, leaf, torch
 
 import nbgrad as ng
+from nbgrad.tensor import SCALAR_OF_GRAD_WARNING
 
 INF, NAN = float("inf"), float("nan")
 
@@ -135,3 +136,90 @@ def test_python_W_error_keeps_nbgrad_silent_and_the_users_numpy_raising():
     done = subprocess.run([sys.executable, "-W", "error", "-c", program], capture_output=True,
                           text=True, check=True, cwd=pathlib.Path(__file__).parents[1])
     assert done.stdout.strip() == "raised divide by zero encountered in log", done.stderr
+
+
+# -- the scalar-conversion warning ------------------------------------------------------------
+@pytest.fixture
+def warn_always():
+    """PyTorch gives the warning once per process (TORCH_WARN_ONCE): compared every time."""
+    torch.set_warn_always(True)
+    ng.set_warn_always(True)
+    yield
+    torch.set_warn_always(False)
+    ng.set_warn_always(False)
+
+
+def grad_scalar(M, shape=()):
+    return M.ones(shape, requires_grad=True) * 1.5
+
+
+SCALAR_WARNS = {
+    "float(leaf)": lambda M: float(M.tensor(1.5, requires_grad=True)),
+    "float(non-leaf)": lambda M: float(grad_scalar(M)),
+    "float(one element, 2-d)": lambda M: float(grad_scalar(M, (1, 1))),
+    "math on it": lambda M: __import__("math").sqrt(grad_scalar(M)),
+    "a list of them to tensor()": lambda M: M.tensor([grad_scalar(M), grad_scalar(M)]),
+    "nan": lambda M: float(M.tensor(NAN, requires_grad=True)),
+}
+
+SCALAR_SILENT = {
+    "int()": lambda M: int(grad_scalar(M)),
+    "bool()": lambda M: bool(grad_scalar(M)),
+    ".item()": lambda M: grad_scalar(M).item(),
+    ".tolist()": lambda M: grad_scalar(M, (2,)).tolist(),
+    "format": lambda M: f"{grad_scalar(M):.2f}",
+    "as an index": lambda M: [1, 2, 3][M.tensor(1)],
+    "float() under no_grad": lambda M: _under_no_grad(M, lambda: float(grad_scalar(M))),
+    "float() of a detached tensor": lambda M: float(grad_scalar(M).detach()),
+    "float() without requires_grad": lambda M: float(M.tensor(1.5)),
+    "comparison": lambda M: bool(grad_scalar(M) > 1),
+    "repr": lambda M: repr(grad_scalar(M)),
+}
+
+
+def _under_no_grad(M, f):
+    with M.no_grad():
+        return f()
+
+
+@pytest.mark.parametrize("name", SCALAR_WARNS)
+def test_scalar_conversion_warns_where_torch_does(warn_always, name):
+    check_warning(SCALAR_WARNS[name], UserWarning, "Converting a tensor with requires_grad=True")
+
+
+@pytest.mark.parametrize("name", SCALAR_SILENT)
+def test_scalar_conversion_is_silent_where_torch_is(warn_always, name):
+    check_no_warning(SCALAR_SILENT[name])
+
+
+@pytest.mark.filterwarnings("ignore:Converting a tensor with requires_grad=True")
+def test_scalar_conversion_of_many_elements_warns_then_raises(warn_always):
+    check_warning(lambda M: outcome_of(lambda: float(grad_scalar(M, (2,)))), UserWarning)
+    check_error(lambda M: float(grad_scalar(M, (2,))))
+    check_error(lambda M: M.tensor([M.ones(2), M.ones(2)]))
+
+
+def outcome_of(f):
+    try:
+        return f()
+    except ValueError as e:
+        return str(e)
+
+
+def test_scalar_conversion_warns_once_per_process():
+    ng.warn._given.discard(SCALAR_OF_GRAD_WARNING)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            float(grad_scalar(ng))
+    assert [str(w.message) for w in caught] == [SCALAR_OF_GRAD_WARNING]
+    assert ng.is_warn_always_enabled() is torch.is_warn_always_enabled() is False
+
+
+def test_tensor_elements_of_data_are_numbers_with_their_dtype():
+    check(lambda M: M.tensor([M.tensor(1), M.tensor(2)]))
+    check(lambda M: M.tensor([M.tensor(1.0, dtype=M.float64), 2]))
+    check(lambda M: M.tensor([M.tensor(1, dtype=M.int32), 2]))
+    check(lambda M: M.tensor([M.tensor([[1.5]]), 2]))
+    check(lambda M: M.tensor([M.tensor([1.0]), M.tensor([2.0])]))
+    check(lambda M: M.tensor([M.tensor(True), False]))
