@@ -26,6 +26,7 @@ with their signatures, for IDEs; a test keeps it in step.
 
 import warnings
 import weakref
+from copy import deepcopy as _deepcopy
 
 import numpy as np
 
@@ -68,6 +69,7 @@ class Tensor:
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_grad",
         "_hooks", "_post_accumulate_hooks", "_accumulator", "_retains_grad",
         "_view_fn", "_views", "_made_without_grad", "__weakref__",
+        "__dict__",  # attributes of the user's own (x.foo = 1), as in PyTorch: made when first set
     )
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operator
 
@@ -238,6 +240,8 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.device != self.device:
                 raise RuntimeError(
                     f"attempting to assign a gradient located on device '{value.device}' to a "
@@ -309,8 +313,17 @@ class Tensor:
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind != "f":
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                "dtype"
+            )
         self._data = value._data
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     def detach(self):
         """The same storage and version counter, outside the graph (chapter 07)."""
@@ -457,7 +470,10 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __deepcopy__(self, memo):
-        """A copy of a leaf with its own storage, ``requires_grad`` and ``.grad``."""
+        """A copy of a leaf with its own storage, ``requires_grad``, ``.grad`` and the
+        user's own attributes (deep-copied)."""
+        if id(self) in memo:
+            return memo[id(self)]
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
@@ -467,19 +483,20 @@ class Tensor:
             )
         copy = type(self)._make(self._data.copy())
         copy._requires_grad = self._requires_grad
-        if isinstance(self, Parameter):
-            copy.__dict__.update(self.__dict__)
+        memo[id(self)] = copy
         grad = self._grad
         if grad is not None:
             copy._grad = grad.__deepcopy__(memo)
-        memo[id(self)] = copy
+        if self.__dict__:
+            copy.__dict__.update(_deepcopy(self.__dict__, memo))
         return copy
 
     def __reduce_ex__(self, protocol):
-        if self._grad_fn is not None:
-            raise RuntimeError("Can't pickle a non-leaf Tensor; call .detach() first")
+        """Pickling keeps the values, device, ``requires_grad`` and the user's attributes;
+        not ``.grad`` nor the graph: a non-leaf comes back as a leaf, as in PyTorch."""
         data = backend.to_device(self._data, "cpu")
-        return (_rebuild, (type(self), data, self._requires_grad, str(self.device)))
+        return (_rebuild, (type(self), data, self._requires_grad, str(self.device)),
+                self.__dict__ or None)
 
     @property
     def volatile(self):
@@ -501,7 +518,7 @@ class Tensor:
 class Parameter(Tensor):
     """A leaf tensor that a Module registers as one of its parameters."""
 
-    __slots__ = ("__dict__",)
+    __slots__ = ()
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -518,6 +535,15 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        """A new Parameter over a copy of the values, with the same ``requires_grad``:
+        PyTorch's Parameter.__deepcopy__ keeps neither ``.grad`` nor other attributes, so a
+        deep-copied model starts without gradients."""
+        if id(self) in memo:
+            return memo[id(self)]
+        copy = memo[id(self)] = type(self)(Tensor._make(self._data.copy()), self._requires_grad)
+        return copy
 
 
 class Size(tuple):

@@ -223,3 +223,139 @@ def test_tensor_elements_of_data_are_numbers_with_their_dtype():
     check(lambda M: M.tensor([M.tensor([[1.5]]), 2]))
     check(lambda M: M.tensor([M.tensor([1.0]), M.tensor([2.0])]))
     check(lambda M: M.tensor([M.tensor(True), False]))
+
+
+# -- the tensor object protocol ---------------------------------------------------------------
+def requiring(M):
+    return M.tensor([1.0, 2.0], requires_grad=True)
+
+
+def assign(target, name, value):
+    """``setattr`` as a statement would do it, returning the target."""
+    setattr(target, name, value)
+    return target
+
+
+def delete(target, name):
+    delattr(target, name)
+    return target
+
+
+ASSIGNMENT_ERRORS = {
+    "grad = itself": lambda M: (lambda x: assign(x, "grad", x))(requiring(M)),
+    "grad of another shape": lambda M: assign(requiring(M), "grad", M.zeros(3)),
+    "grad of another dtype": lambda M: assign(requiring(M), "grad", M.zeros(2, dtype=M.float64)),
+    "grad of integers": lambda M: assign(requiring(M), "grad", M.zeros(2, dtype=M.int64)),
+    "grad = a list": lambda M: assign(requiring(M), "grad", [1.0, 2.0]),
+    "data = a list": lambda M: assign(requiring(M), "data", [1.0, 2.0]),
+    "data = integers, leaf requiring grad": lambda M: assign(requiring(M), "data", M.tensor([1, 2])),
+    "data = integers, non-leaf": lambda M: assign(requiring(M) * 2, "data", M.tensor([1, 2])),
+    "del data": lambda M: delete(requiring(M), "data"),
+}
+
+ASSIGNMENTS = {
+    "grad = None": lambda M: assign(requiring(M), "grad", None).grad,
+    "grad = a detached copy of itself": lambda M: (lambda x: assign(x, "grad", x.detach()).grad)(requiring(M)),
+    "data = integers, no grad": lambda M: assign(M.tensor([1.0, 2.0]), "data", M.tensor([1, 2])),
+    "data of another shape and dtype": lambda M: assign(requiring(M), "data", M.zeros(3, dtype=M.float64)),
+    "data of a non-leaf": lambda M: assign(requiring(M) * 2, "data", M.zeros(2)),
+    "del grad": lambda M: delete(requiring(M), "grad").grad,
+    "an attribute of one's own": lambda M: assign(requiring(M), "note", 1).note,
+    "on a non-leaf": lambda M: assign(requiring(M) * 2, "note", [1]).note,
+    "and its __dict__": lambda M: assign(M.ones(1), "note", 1).__dict__,
+    "a fresh tensor's __dict__": lambda M: M.ones(1).__dict__,
+}
+
+
+@pytest.mark.parametrize("name", ASSIGNMENT_ERRORS)
+def test_assignment_errors_match_torch(name):
+    check_error(ASSIGNMENT_ERRORS[name])
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_assignments_match_torch(name):
+    check(ASSIGNMENTS[name])
+
+
+def pickled(value):
+    return pickle.loads(pickle.dumps(value))
+
+
+def leaf_with_grad(M):
+    x = requiring(M)
+    (x * x).sum().backward()
+    return x
+
+
+def with_attribute(t, value):
+    t.note = value
+    return t
+
+
+def model_after_backward(M):
+    M.manual_seed(0)
+    model = M.nn.Sequential(M.nn.Linear(2, 3), M.nn.Linear(3, 1))
+    model(M.ones(4, 2)).sum().backward()
+    return model
+
+
+COPIES = {  # what a pickled or deep-copied tensor keeps: values, flags, .grad, attributes
+    "pickle a non-leaf": lambda M: (lambda y: (y, y.is_leaf, y.grad_fn is None))(pickled(requiring(M) * 2)),
+    "pickle a leaf with grad": lambda M: (lambda y: (y, y.grad is None))(pickled(leaf_with_grad(M))),
+    "pickle keeps attributes": lambda M: pickled(with_attribute(M.ones(2), [3])).note,
+    "pickle a Parameter": lambda M: (lambda p: (type(p).__name__, p, p.grad is None))(
+        pickled(M.nn.Parameter(M.ones(2)))),
+    "pickle a view: its own storage": lambda M: (lambda vs: (vs[1].add_(1), vs[0]))(
+        pickled((lambda b: (b, b[0]))(M.arange(6.0).reshape(2, 3)))),
+    "deepcopy keeps grad": lambda M: copy.deepcopy(leaf_with_grad(M)).grad,
+    "deepcopy copies attributes": lambda M: (lambda x: (lambda y: (y.note, y.note is x.note))(
+        copy.deepcopy(x)))(with_attribute(M.ones(2), [3])),
+    "deepcopy of a Parameter drops grad": lambda M: (lambda p: (
+        p.sum().backward(), copy.deepcopy(p).grad is None, type(copy.deepcopy(p)).__name__)[1:])(
+        M.nn.Parameter(M.ones(2))),
+    "deepcopy of a Parameter drops attributes": lambda M: hasattr(
+        copy.deepcopy(with_attribute(M.nn.Parameter(M.ones(2)), 1)), "note"),
+    "deepcopy of a model drops grads": lambda M: [
+        (p.grad is None, p.requires_grad, type(p).__name__)
+        for p in copy.deepcopy(model_after_backward(M)).parameters()],
+    "deepcopy of a model copies values": lambda M: [
+        p.detach() for p in copy.deepcopy(model_after_backward(M)).parameters()],
+    "deepcopy shares what is shared": lambda M: (lambda y: y[0] is y[1])(
+        copy.deepcopy((lambda x: [x, x])(M.ones(2)))),
+    "copy.copy": lambda M: (lambda x: (lambda y: (y, y is x))(copy.copy(x)))(requiring(M)),
+}
+
+
+@pytest.mark.parametrize("name", COPIES)
+def test_pickle_and_deepcopy_match_torch(name):
+    if "model copies values" in name:  # the initial values come from different generators
+        got = COPIES[name](ng)
+        assert [tuple(p.shape) for p in got] == [(3, 2), (3,), (1, 3), (1,)]
+        return
+    check(COPIES[name])
+
+
+def test_deepcopy_of_a_non_leaf_is_refused_as_in_torch():
+    check_error(lambda M: copy.deepcopy(requiring(M) * 2))
+
+
+LAYER_ARGUMENTS = {  # layers and functional entry points check their tensor arguments
+    "Linear(None)": lambda M: M.nn.Linear(2, 3)(None),
+    "Linear(list)": lambda M: M.nn.Linear(2, 3)([1.0, 2.0]),
+    "Sequential(None)": lambda M: M.nn.Sequential(M.nn.Linear(2, 2))(None),
+    "linear(None, w)": lambda M: M.nn.functional.linear(None, M.ones(3, 2)),
+    "linear(x, None)": lambda M: M.nn.functional.linear(M.ones(1, 2), None),
+    "linear(x, w, 3)": lambda M: M.nn.functional.linear(M.ones(1, 2), M.ones(3, 2), 3),
+    "linear of integers, 2-d": lambda M: M.nn.Linear(2, 3)(M.ones(1, 2, dtype=M.int64)),
+    "linear of integers, 3-d": lambda M: M.nn.Linear(2, 3)(M.ones(4, 1, 2, dtype=M.int64)),
+    "linear of integers, no bias": lambda M: M.nn.Linear(2, 3, bias=False)(M.ones(1, 2, dtype=M.int64)),
+    "linear, float64 bias": lambda M: M.nn.functional.linear(
+        M.ones(1, 2), M.ones(3, 2), M.ones(3, dtype=M.float64)),
+    "ReLU(None)": lambda M: M.nn.ReLU()(None),
+    "Tanh(None)": lambda M: M.nn.Tanh()(None),
+}
+
+
+@pytest.mark.parametrize("name", LAYER_ARGUMENTS)
+def test_layer_arguments_are_checked_as_in_torch(name):
+    check_error(LAYER_ARGUMENTS[name])

@@ -29,8 +29,8 @@ from ..backend import array_module
 from ..ops import activations, indexing, reductions, shape
 from ..ops.declare import OPS
 from ..ops.elementwise import to_input
-from ..ops.linalg import _same_dtype, is_transposed, mat2_grad
-from ..ops.operands import same_device
+from ..ops.linalg import is_transposed, mat2_grad
+from ..ops.operands import same_device, tensor_operand
 from ..tensor import Tensor
 
 # The operations that are functions here as they are (``@op(..., functional=True)``).
@@ -116,7 +116,11 @@ def addmm(bias, mat1, mat2):
             "mat1 and mat2 shapes cannot be multiplied "
             f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})"
         )
-    _same_dtype(mat1, mat2)
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {dtypes.scalar_type_name(a.dtype)} "
+            f"and {dtypes.scalar_type_name(b.dtype)}"
+        )
     if c.dtype != a.dtype:
         raise RuntimeError(
             f"self and mat2 must have the same dtype, but got {dtypes.scalar_type_name(bias._data.dtype)} and "
@@ -143,8 +147,11 @@ def addmm(bias, mat1, mat2):
 
 def linear(input, weight, bias=None):
     """``input @ weight^T + bias``: the affine map of ``nn.Linear``."""
+    tensor_operand(input, "linear")
+    tensor_operand(weight, "linear", 2, "weight")
     if bias is None:
         return input.matmul(weight.t())
+    tensor_operand(bias, "linear", 3, "bias")
     if input.dim() == 2:
         return addmm(bias, input, weight.t())
     if input.dim() > 2:  # fold the leading dimensions into one batch, as PyTorch does
