@@ -155,11 +155,23 @@ class Tensor:
         return self._data.dtype.itemsize
 
     def type(self, dtype=None):
-        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``."""
+        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
+        nbgrad dtype or a type name such as ``'nbgrad.DoubleTensor'``."""
         if dtype is None:
             prefix = "nbgrad.cuda." if self.is_cuda else "nbgrad."
             return prefix + self.dtype._tensor_type
-        return self.to(dtype)
+        if type(dtype) is dtypes.dtype:
+            return self.to(dtype)
+        if isinstance(dtype, type):  # PyTorch names the Python or NumPy type it refuses
+            name = dtype.__name__ if dtype.__module__ == "builtins" else f"{dtype.__module__}.{dtype.__name__}"
+            raise ValueError(f"invalid type: '{name}'")
+        if not isinstance(dtype, str):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        device, _, name = dtype.rpartition(".")
+        target = _TENSOR_TYPES.get(name)
+        if target is None or device not in ("nbgrad", "nbgrad.cuda"):
+            raise ValueError(f"invalid type: '{dtype}'")
+        return self.to(target, device="cuda" if device == "nbgrad.cuda" else "cpu")
 
     def is_contiguous(self):
         """Whether the elements are laid out in memory row by row, without gaps."""
@@ -525,9 +537,10 @@ class Parameter(Tensor):
             data = Tensor._make(np.empty(0, dtypes.get_default_dtype().numpy))
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor, got {type(data).__name__}")
+        if requires_grad and data._data.dtype.kind != "f":
+            raise RuntimeError(ONLY_FLOAT_GRAD)
         param = cls._make(data._data, data._counter())
-        if requires_grad:
-            param.requires_grad_(True)
+        param._requires_grad = bool(requires_grad)
         return param
 
     def __init__(self, data=None, requires_grad=True):
@@ -544,6 +557,9 @@ class Parameter(Tensor):
             return memo[id(self)]
         copy = memo[id(self)] = type(self)(Tensor._make(self._data.copy()), self._requires_grad)
         return copy
+
+
+_TENSOR_TYPES = {d._tensor_type: d for d in dtypes.ALL}  # 'FloatTensor' -> float32
 
 
 class Size(tuple):

@@ -359,3 +359,58 @@ LAYER_ARGUMENTS = {  # layers and functional entry points check their tensor arg
 @pytest.mark.parametrize("name", LAYER_ARGUMENTS)
 def test_layer_arguments_are_checked_as_in_torch(name):
     check_error(LAYER_ARGUMENTS[name])
+
+
+# -- what creation functions accept, compared with torch -------------------------------------
+CREATIONS = {
+    "tensor(dtype=float) is float64": lambda M: M.tensor([1, 2], dtype=float),
+    "tensor(dtype=int) is int64": lambda M: M.tensor([1.5], dtype=int),
+    "tensor(dtype=bool)": lambda M: M.tensor([1, 0], dtype=bool),
+    "zeros(dtype=float) is float64": lambda M: M.zeros(2, dtype=float),
+    "ones(dtype=int)": lambda M: M.ones(2, dtype=int),
+    "full(dtype=bool)": lambda M: M.full((2,), 1.5, dtype=bool),
+    "sum(dtype=float) is float64": lambda M: M.ones(2).sum(dtype=float),
+    "tensor(10**20, dtype=float32)": lambda M: M.tensor(10 ** 20, dtype=M.float32),
+    "tensor([10**20], dtype=float64)": lambda M: M.tensor([10 ** 20], dtype=M.float64),
+    "tensor(-2**63)": lambda M: M.tensor([-2 ** 63]),
+    "tensor(2**63 - 1)": lambda M: M.tensor(2 ** 63 - 1),
+    "tensor(-1, dtype=uint8) wraps": lambda M: M.tensor(-1, dtype=M.uint8),
+    "tensor([-255, 255], dtype=uint8)": lambda M: M.tensor([-255, 255], dtype=M.uint8),
+    "tensor([-128, 127], dtype=int8)": lambda M: M.tensor([-128, 127], dtype=M.int8),
+    "tensor([1.5], dtype=int8)": lambda M: M.tensor([1.5], dtype=M.int8),
+    "zeros(np.int64(2))": lambda M: M.zeros(np.int64(2)),
+    "zeros(a one-element tensor)": lambda M: M.zeros(M.tensor(2)),
+    "zeros([2, 3])": lambda M: M.zeros([2, 3]),
+    "zeros(0)": lambda M: M.zeros(0),
+    "full([2], 1.0)": lambda M: M.full([2], 1.0),
+    "full((2,), a 0-d tensor)": lambda M: M.full((2,), M.tensor(1.5)),
+    "full((2,), np.float32)": lambda M: M.full((2,), np.float32(1.0)),
+    "full((2,), True)": lambda M: M.full((2,), True),
+    "eye(0)": lambda M: M.eye(0),
+    "eye(2, 3)": lambda M: M.eye(2, 3),
+    "arange(a 0-d tensor)": lambda M: M.arange(M.tensor(3)),
+    "arange(np.float32)": lambda M: M.arange(np.float32(2.0)),
+    "arange(0, 1, 0.25)": lambda M: M.arange(0, 1, 0.25),
+    "linspace(0, 1, 0)": lambda M: M.linspace(0, 1, 0),
+    "randperm(np.int64(0))": lambda M: M.randperm(np.int64(0)),
+    "type('...DoubleTensor')": lambda M: M.ones(2).type(f"{M.__name__}.DoubleTensor"),
+    "type('...LongTensor')": lambda M: M.ones(2).type(f"{M.__name__}.LongTensor"),
+    "type(dtype)": lambda M: M.ones(2).type(M.int32),
+    "type()": lambda M: M.ones(2).type(),
+    "manual_seed(-1)": lambda M: M.manual_seed(-1) is not None,
+    "manual_seed(1.7)": lambda M: M.manual_seed(1.7) is not None,
+    "manual_seed(2**64 - 1)": lambda M: M.manual_seed(2 ** 64 - 1) is not None,
+}
+
+
+@pytest.mark.parametrize("name", CREATIONS)
+def test_creation_accepts_what_torch_accepts(name):
+    check(CREATIONS[name])
+
+
+def test_a_shape_too_large_to_allocate_is_refused_as_in_torch():
+    """Its bytes fit in 64 bits but not in memory: PyTorch's allocator error, not NumPy's
+    MemoryError (2**42 float32 values are 16 TiB; NumPy refuses them without touching memory)."""
+    with pytest.raises(RuntimeError, match="can't allocate memory: you tried to allocate "
+                                           "17592186044416 bytes"):
+        ng.ones(2 ** 42)
