@@ -228,7 +228,9 @@ def _size(size, op="size"):
     """The shape given to ``zeros(2, 3)`` or ``zeros((2, 3))``, checked."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    elif len(size) == 1 and not _is_int(size[0]):
+    if all(type(s) is int and 0 <= s <= _INT64_MAX for s in size):
+        return size  # the common case, in one pass
+    if len(size) == 1 and not _is_int(size[0]):
         raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{_type_name(size[0])}")
     for pos, s in enumerate(size, 1):
@@ -262,7 +264,7 @@ def _nonnegative(shape, op):
 def _check_storage(shape, np_dtype):
     """PyTorch's refusal of a shape whose bytes do not fit in 64 bits, before NumPy tries
     (NumPy's own error is a ValueError about ``arr.size``)."""
-    nbytes = math.prod(shape) * np.dtype(np_dtype).itemsize
+    nbytes = math.prod(shape) * np_dtype.itemsize
     if nbytes > _INT64_MAX:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
     return nbytes

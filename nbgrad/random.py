@@ -73,7 +73,7 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
     data = _allocate(lambda shape, d: _generator.integers(low, high, shape, dtype=d), shape,
-                     np.int64)
+                     np.dtype(np.int64))
     return _finish(data, dtypes.int64 if dtype is None else dtype, device, requires_grad)
 
 

@@ -69,16 +69,23 @@ def _sum_dtype(data, dtype):
     return np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
 
 
+def _add_reduce(data, axis, dtype, keepdims):
+    """``data.sum(...)``, for a NumPy array as the ufunc itself: ``ndarray.sum`` is written in
+    Python, so NumPy's warnings (inf + -inf) would come from NumPy's frame, out of reach of
+    nbgrad's filter (nbgrad/warn.py); the ufunc is faster too. CuPy gives no such warnings."""
+    if type(data) is np.ndarray:
+        return np.add.reduce(data, axis=axis, dtype=dtype, keepdims=keepdims)
+    return data.sum(axis=axis, dtype=dtype, keepdims=keepdims)
+
+
 @op(SumBackward0, SumBackward1)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """The sum of all elements, or along ``dim`` (integers sum to int64)."""
     x = tensor_operand(input, "sum")
     data = x._data
     axes = normalize_dims(dim, data.ndim)
-    # the ufunc itself, not ndarray.sum: NumPy's warnings (inf + -inf) then come from
-    # nbgrad's frame, where nbgrad's filter silences them (nbgrad/warn.py); it is faster too
-    out = Tensor._make(array_module(data).add.reduce(
-        data, axis=_axis(axes, data.ndim), dtype=_sum_dtype(data, dtype), keepdims=keepdim))
+    out = Tensor._make(_add_reduce(data, _axis(axes, data.ndim), _sum_dtype(data, dtype),
+                                   keepdim))
     if should_record(x):
         if dim is None:
             record(SumBackward0, out, (x,), shape=data.shape)
@@ -96,12 +103,10 @@ def _require_float(op, x, dtype=None):
 
 
 def _mean_array(data, axis, keepdim, count):
-    """``data.mean(axis)`` as NumPy computes it (float16 adds up in float32), written with
-    the ufunc so that its warnings (the mean of nothing is 0 / 0) come from nbgrad's frame,
-    where nbgrad's filter silences them (nbgrad/warn.py)."""
-    total = array_module(data).add.reduce(
-        data, axis=axis, dtype=np.float32 if data.dtype == np.float16 else None,
-        keepdims=keepdim)
+    """``data.mean(axis)`` as NumPy computes it (float16 adds up in float32), its division
+    written here so that its warning (the mean of nothing is 0 / 0) comes from nbgrad's
+    frame, where nbgrad's filter silences it (nbgrad/warn.py)."""
+    total = _add_reduce(data, axis, np.float32 if data.dtype == np.float16 else None, keepdim)
     return (total / count).astype(data.dtype, copy=False)
 
 
