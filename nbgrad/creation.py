@@ -62,7 +62,7 @@ def _infer(values, float_dtype=None):
         if isinstance(values, str):
             raise TypeError("new(): invalid data type 'str'")
         raise RuntimeError(f"Could not infer dtype of {type(values).__name__}")
-    _check_ragged(values, 0)
+    _check_ragged(values)
     if not values:
         return np.zeros(0, dtypes.get_default_dtype().numpy)
     if any(isinstance(v, (Tensor, np.ndarray)) for v in values):
@@ -111,19 +111,41 @@ def _scalar_array(value):
     return np.asarray(value, dtype=dtypes.get_default_dtype().numpy)
 
 
-def _check_ragged(values, dim):
-    lengths = {len(v) if isinstance(v, (list, tuple)) else None for v in values}
-    if len(lengths) > 1:
-        first = len(values[0]) if isinstance(values[0], (list, tuple)) else None
-        for v in values:
-            got = len(v) if isinstance(v, (list, tuple)) else None
-            if got != first:
-                raise ValueError(
-                    f"expected sequence of length {first} at dim {dim + 1} (got {got})"
-                )
+def _check_ragged(values):
+    """The nested sequences have the shape their first elements give, as PyTorch requires;
+    what it says when not: a value that is not a number first (it infers the dtype before
+    the shape), then a number where a sequence should be (or the reverse), then a length."""
+    shape, first = [], values
+    while isinstance(first, (list, tuple)):
+        shape.append(len(first))
+        first = first[0] if first else None
+    _check_shape(values, shape, 0, values)
+
+
+def _check_shape(values, shape, dim, root):
+    if len(values) != shape[dim]:
+        _refuse_values(root)
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(values)})")
+    deeper = dim + 1 < len(shape)
+    for v in values:
+        if isinstance(v, (list, tuple)) != deeper:
+            _refuse_values(root)
+            if deeper:
+                raise TypeError("not a sequence")
+            raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
+        if deeper:
+            _check_shape(v, shape, dim + 1, root)
+
+
+def _refuse_values(values):
+    """PyTorch's error for the first value in nested sequences that is not a number."""
     for v in values:
         if isinstance(v, (list, tuple)):
-            _check_ragged(v, dim + 1)
+            _refuse_values(v)
+        elif isinstance(v, str):
+            raise TypeError("new(): invalid data type 'str'")
+        elif not isinstance(v, _SCALARS + (Tensor, np.ndarray)):
+            raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
