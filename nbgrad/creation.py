@@ -7,15 +7,14 @@ the others are built with NumPy and then moved to the device.
 
 import builtins
 import math
-import numbers
 import warnings
 
 import numpy as np
 
 from . import backend, dtypes
-from .warn import keep_numpy_warnings_silenced
 from .ops.methods import tensor_method
 from .tensor import ONLY_FLOAT_GRAD, Tensor, warn_if_scalar_of_grad
+from .warn import keep_numpy_warnings_silenced
 
 _SCALARS = (bool, int, float, np.generic)
 _INT64_MAX = 2 ** 63 - 1
@@ -338,7 +337,8 @@ def _module(device):
 
 
 def _filled(op, make, size, dtype, device, requires_grad):
-    """A tensor of shape ``size`` made by ``make(shape, numpy_dtype)`` on ``device``."""
+    """A tensor of shape ``size`` made by ``make(xp, shape, numpy_dtype)`` with the array
+    module ``xp`` of ``device``, after ``op``'s keywords are checked."""
     dtype = _default(_keywords(op, dtype, device, requires_grad))
     xp = _module(device)
     data = _allocate(lambda shape, np_dtype: make(xp, shape, np_dtype), size,

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
-from parity import check, check_error, check_no_warning, check_warning, leaf, torch
+from parity import check, check_error, check_no_warning, check_warning, torch
 
 import nbgrad as ng
 from nbgrad.tensor import SCALAR_OF_GRAD_WARNING
