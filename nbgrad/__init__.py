@@ -10,7 +10,14 @@ Where to read: ``tensor.py`` (what a tensor holds), ``autograd/`` (the graph and
 engine), ``ops/`` (each operation, one block with its derivative), ``nn/`` and ``optim/``.
 """
 
-from . import autograd, cuda
+from . import warn
+from .warn import is_warn_always_enabled, set_warn_always
+
+# NumPy's RuntimeWarnings from nbgrad's own modules are ignored, as PyTorch is silent
+# about the inf and nan it computes (warn.py says why this costs nothing per operation).
+warn.silence_numpy_warnings()
+
+from . import autograd, cuda  # noqa: E402
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import device
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,

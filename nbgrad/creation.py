@@ -5,20 +5,25 @@ Every creation function takes PyTorch's keywords ``dtype=``, ``device=`` and
 the others are built with NumPy and then moved to the device.
 """
 
-import numbers
+import builtins
+import math
 import warnings
 
 import numpy as np
 
 from . import backend, dtypes
 from .ops.methods import tensor_method
-from .tensor import ONLY_FLOAT_GRAD, Tensor
+from .tensor import ONLY_FLOAT_GRAD, Tensor, warn_if_scalar_of_grad
+from .warn import keep_numpy_warnings_silenced
 
 _SCALARS = (bool, int, float, np.generic)
+_INT64_MAX = 2 ** 63 - 1
+_LONG_OVERFLOW = "Overflow when unpacking long long"
 
 
 def _finish(data, dtype, device, requires_grad):
     """Cast, move and flag a freshly built array as a leaf tensor."""
+    keep_numpy_warnings_silenced()  # where tensors are made, not on every operation
     if dtype is not None:
         np_dtype = dtypes.to_numpy_dtype(dtype)
         if data.dtype != np_dtype:
@@ -44,21 +49,24 @@ def _infer(values, float_dtype=None):
     Python floats become ``float_dtype`` (the requested dtype, else the default float
     dtype) directly, so that ``tensor(0.2, dtype=float64)`` is exactly 0.2.
     """
-    if isinstance(values, Tensor):
-        return backend.to_device(values._data, "cpu")
+    if isinstance(values, Tensor):  # an element of a sequence: one number, as in PyTorch
+        return _element_value(values)
     if isinstance(values, np.ndarray):
         return values
     if isinstance(values, _SCALARS):
-        if type(values) is float:
+        if type(values) is float or float_dtype is not None and type(values) is int:
             return np.asarray(values, dtype=float_dtype or dtypes.get_default_dtype().numpy)
         return _scalar_array(values)
     if not isinstance(values, (list, tuple)):
-        raise TypeError(f"new(): invalid data type '{type(values).__name__}'")
-    _check_ragged(values, 0)
+        if isinstance(values, str):
+            raise TypeError("new(): invalid data type 'str'")
+        raise RuntimeError(f"Could not infer dtype of {type(values).__name__}")
+    _check_ragged(values)
     if not values:
         return np.zeros(0, dtypes.get_default_dtype().numpy)
     if any(isinstance(v, (Tensor, np.ndarray)) for v in values):
-        return np.stack([_infer(v, float_dtype) for v in values])
+        parts = [_infer(v, float_dtype) for v in values]
+        return np.stack(parts).astype(dtypes.result_type(*parts), copy=False)
     try:
         array = np.array(values)
     except (TypeError, ValueError):
@@ -66,14 +74,28 @@ def _infer(values, float_dtype=None):
     kind = array.dtype.kind
     if kind == "f":  # Python floats: the default dtype, not float64
         return array.astype(float_dtype or dtypes.get_default_dtype().numpy)
-    if kind in "iu":
-        return array.astype(np.int64)
     if kind == "b":
         return array
-    first = np.ravel(array)[0]
-    if isinstance(first, str):
-        raise TypeError("new(): invalid data type 'str'")
-    raise RuntimeError(f"Could not infer dtype of {type(first).__name__}")
+    if kind in "US":
+        raise ValueError("too many dimensions 'str'")
+    if kind == "O":  # something that is not a number, or integers beyond NumPy's
+        for v in array.flat:
+            if not isinstance(v, _SCALARS):
+                raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
+    if float_dtype is not None:  # integers too large for int64 are fine as floats
+        return array.astype(float_dtype)
+    if kind == "i" or kind == "u" and array.max() <= _INT64_MAX:
+        return array.astype(np.int64)
+    raise ValueError(_LONG_OVERFLOW)  # NumPy made them uint64 or objects: beyond int64
+
+
+def _element_value(t):
+    """A tensor inside the data given to ``tensor()``: its one value, as a 0-d array of its
+    dtype (PyTorch converts it as ``float()`` would, warning when it requires grad)."""
+    warn_if_scalar_of_grad(t, stacklevel=4)  # the caller of tensor()
+    if t._data.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return backend.to_device(t._data, "cpu").reshape(())
 
 
 def _scalar_array(value):
@@ -82,27 +104,52 @@ def _scalar_array(value):
     if isinstance(value, bool):
         return np.asarray(value, dtype=np.bool_)
     if isinstance(value, int):
+        if not -_INT64_MAX - 1 <= value <= _INT64_MAX:
+            raise ValueError(_LONG_OVERFLOW)
         return np.asarray(value, dtype=np.int64)
     return np.asarray(value, dtype=dtypes.get_default_dtype().numpy)
 
 
-def _check_ragged(values, dim):
-    lengths = {len(v) if isinstance(v, (list, tuple)) else None for v in values}
-    if len(lengths) > 1:
-        first = len(values[0]) if isinstance(values[0], (list, tuple)) else None
-        for v in values:
-            got = len(v) if isinstance(v, (list, tuple)) else None
-            if got != first:
-                raise ValueError(
-                    f"expected sequence of length {first} at dim {dim + 1} (got {got})"
-                )
+def _check_ragged(values):
+    """The nested sequences have the shape their first elements give, as PyTorch requires;
+    what it says when not: a value that is not a number first (it infers the dtype before
+    the shape), then a number where a sequence should be (or the reverse), then a length."""
+    shape, first = [], values
+    while isinstance(first, (list, tuple)):
+        shape.append(len(first))
+        first = first[0] if first else None
+    _check_shape(values, shape, 0, values)
+
+
+def _check_shape(values, shape, dim, root):
+    if len(values) != shape[dim]:
+        _refuse_values(root)
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(values)})")
+    deeper = dim + 1 < len(shape)
+    for v in values:
+        if isinstance(v, (list, tuple)) != deeper:
+            _refuse_values(root)
+            if deeper:
+                raise TypeError("not a sequence")
+            raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
+        if deeper:
+            _check_shape(v, shape, dim + 1, root)
+
+
+def _refuse_values(values):
+    """PyTorch's error for the first value in nested sequences that is not a number."""
     for v in values:
         if isinstance(v, (list, tuple)):
-            _check_ragged(v, dim + 1)
+            _refuse_values(v)
+        elif isinstance(v, str):
+            raise TypeError("new(): invalid data type 'str'")
+        elif not isinstance(v, _SCALARS + (Tensor, np.ndarray)):
+            raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of ``data`` (numbers, nested lists, arrays)."""
+    dtype = _keywords("tensor", dtype, device, requires_grad)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
@@ -119,11 +166,25 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                        requires_grad)
     wanted = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
     array = _infer(data, wanted if wanted is not None and wanted.kind == "f" else None)
+    if wanted is not None and wanted.kind in "iu" and not isinstance(data, np.ndarray):
+        _check_fits(array, wanted)
     return _finish(np.array(array, copy=True), dtype, device, requires_grad)
+
+
+def _check_fits(array, wanted):
+    """Python integers given for an integer dtype must fit it, as PyTorch checks (an unsigned
+    type takes negative numbers down to minus its maximum: ``tensor(-1, dtype=uint8)`` is 255)."""
+    if array.dtype.kind not in "iu" or not array.size:
+        return
+    info = np.iinfo(wanted)
+    low = -info.max if wanted.kind == "u" else info.min
+    if array.min() < low or array.max() > info.max:
+        raise RuntimeError(f"value cannot be converted to type {wanted.name} without overflow")
 
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can."""
+    dtype = _keywords("as_tensor", dtype, device, False)
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     if _is_cupy(data):  # shares the GPU memory, as with a NumPy array on the CPU
@@ -141,6 +202,7 @@ def from_numpy(ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     dtypes.from_numpy_dtype(ndarray.dtype)  # raises for a dtype nbgrad lacks
     _warn_if_not_writable(ndarray)
+    keep_numpy_warnings_silenced()
     return Tensor._make(ndarray)
 
 
@@ -160,20 +222,109 @@ def _warn_if_not_writable(array):
         warnings.warn(NOT_WRITABLE_WARNING, UserWarning, stacklevel=3)
 
 
+# -- the arguments every creation function takes, checked as PyTorch's argument parser does --
+
+
+def _type_name(value):
+    """How PyTorch names the type of a wrong argument (``float``, ``numpy.dtypes.Float32DType``)."""
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _is_int(value):
+    if isinstance(value, Tensor):  # a one-element integer tensor counts as an int
+        return value._data.size == 1 and value._data.dtype.kind in "iu"
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _size_value(value, op, where):
+    value = int(value)
+    if value > _INT64_MAX:
+        raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {where} "
+                        f'with error "{_LONG_OVERFLOW}"')
+    return value
+
+
 def _size(size, op="size"):
+    """The shape given to ``zeros(2, 3)`` or ``zeros((2, 3))``, checked."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(
-                f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
-                f"{type(s).__name__}"
-            )
+    if all(type(s) is int and 0 <= s <= _INT64_MAX for s in size):
+        return size  # the common case, in one pass
+    if len(size) == 1 and not _is_int(size[0]):
+        raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_type_name(size[0])}")
+    for pos, s in enumerate(size, 1):
+        if not _is_int(s):
+            raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {pos} "
+                            f'with error "type must be tuple of ints,but got {_type_name(s)}"')
+    return _nonnegative(tuple(_size_value(s, op, pos) for pos, s in enumerate(size, 1)), op)
+
+
+def _size_sequence(size, op, position=1):
+    """The shape given as one sequence (``full((2, 3), 1.0)``), checked."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'size' (position {position}) must be tuple of ints, "
+                        f"not {_type_name(size)}")
+    for pos, s in enumerate(size):
+        if not _is_int(s):
+            raise TypeError(f"{op}(): argument 'size' (position {position}) must be tuple of "
+                            f"ints, but found element of type {_type_name(s)} at pos {pos}")
+    return _nonnegative(tuple(_size_value(s, op, pos) for pos, s in enumerate(size, 1)), op)
+
+
+def _nonnegative(shape, op):
+    for s in shape:
         if s < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(size)}"
-            )
-    return tuple(int(s) for s in size)
+            if op == "zeros":  # PyTorch's zeros checks sizes before the others do
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
+
+
+def _check_storage(shape, np_dtype):
+    """PyTorch's refusal of a shape whose bytes do not fit in 64 bits, before NumPy tries
+    (NumPy's own error is a ValueError about ``arr.size``)."""
+    nbytes = math.prod(shape) * np_dtype.itemsize
+    if nbytes > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return nbytes
+
+
+def _allocate(make, shape, np_dtype):
+    """``make(shape, np_dtype)`` with PyTorch's errors for a shape too large to hold."""
+    nbytes = _check_storage(shape, np_dtype)
+    try:
+        return make(shape, np_dtype)
+    except MemoryError:
+        raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{nbytes} bytes.") from None
+
+
+_PYTHON_DTYPES = ((builtins.float, dtypes.float64), (builtins.int, dtypes.int64),
+                  (builtins.bool, dtypes.bool))
+
+
+def _dtype_arg(dtype, op):
+    """The ``dtype=`` of ``op``: an nbgrad dtype, or Python's ``float``, ``int``, ``bool``,
+    which PyTorch reads as float64, int64 and bool."""
+    if dtype is None or type(dtype) is dtypes.dtype:
+        return dtype
+    for python, meant in _PYTHON_DTYPES:
+        if dtype is python:
+            return meant
+    raise TypeError(f"{op}(): argument 'dtype' must be nbgrad.dtype, not {_type_name(dtype)}")
+
+
+def _keywords(op, dtype, device, requires_grad):
+    """Check ``dtype=``, ``device=`` and ``requires_grad=`` of ``op``; the dtype, resolved."""
+    if not isinstance(device, (str, backend.device, type(None))):
+        raise TypeError(f"{op}(): argument 'device' must be nbgrad.device, not "
+                        f"{_type_name(device)}")
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"{op}(): argument 'requires_grad' must be bool, not "
+                        f"{_type_name(requires_grad)}")
+    return _dtype_arg(dtype, op)
 
 
 def _default(dtype):
@@ -185,69 +336,127 @@ def _module(device):
     return np if device is None else backend.module_for(device)
 
 
+def _filled(op, make, size, dtype, device, requires_grad):
+    """A tensor of shape ``size`` made by ``make(xp, shape, numpy_dtype)`` with the array
+    module ``xp`` of ``device``, after ``op``'s keywords are checked."""
+    dtype = _default(_keywords(op, dtype, device, requires_grad))
+    xp = _module(device)
+    data = _allocate(lambda shape, np_dtype: make(xp, shape, np_dtype), size,
+                     dtypes.to_numpy_dtype(dtype))
+    return _finish(data, None, device, requires_grad)
+
+
+def _zeros(xp, shape, np_dtype):
+    return xp.zeros(shape, np_dtype)
+
+
+def _ones(xp, shape, np_dtype):
+    return xp.ones(shape, np_dtype)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros of shape ``size`` (sizes, or one sequence of them)."""
-    data = _module(device).zeros(_size(size, "zeros"), dtypes.to_numpy_dtype(_default(dtype)))
-    return _finish(data, None, device, requires_grad)
+    return _filled("zeros", _zeros, _size(size, "zeros"), dtype, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones of shape ``size`` (sizes, or one sequence of them)."""
-    data = _module(device).ones(_size(size, "ones"), dtypes.to_numpy_dtype(_default(dtype)))
-    return _finish(data, None, device, requires_grad)
+    return _filled("ones", _ones, _size(size, "ones"), dtype, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor of shape ``size``: its values are whatever the memory held."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _filled("empty", _zeros, _size(size, "empty"), dtype, device, requires_grad)
+
+
+_NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def _number(value, op, name, position):
+    """A Python number (a one-element tensor counts as one), or PyTorch's TypeError."""
+    if isinstance(value, Tensor) and value._data.size == 1:
+        return value._data.item()
+    if not isinstance(value, _NUMBERS):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Number, not "
+                        f"{_type_name(value)}")
+    return value
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor of shape ``size`` filled with ``fill_value`` (its dtype follows the value)."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
+    return _full("full", size, fill_value, dtype, device, requires_grad)
+
+
+def _full(op, size, fill_value, dtype, device, requires_grad):
+    shape = _size_sequence(size, op)
+    fill_value = _number(fill_value, op, "fill_value", 2)
+    dtype = _keywords(op, dtype, device, requires_grad)
     if dtype is None:
         dtype = dtypes.from_numpy_dtype(_scalar_array(fill_value).dtype)
-    data = _module(device).full(_size((size,)), fill_value, dtypes.to_numpy_dtype(dtype))
-    return _finish(data, None, device, requires_grad)
+    return _filled(op, lambda xp, shape, d: xp.full(shape, fill_value, d), shape, dtype,
+                   device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
-        start, end = 0, start
-    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if values[2] == 0:
+        start, end = 0, _number(start, "arange", "end", 1)
+    values = [_number(v, "arange", name, i)
+              for i, (name, v) in enumerate((("start", start), ("end", end), ("step", step)), 1)]
+    dtype = _keywords("arange", dtype, device, requires_grad)
+    low, high, step = values
+    if not all(math.isfinite(v) for v in (low, high)):
+        raise RuntimeError(f"unsupported range: {low} -> {high}")
+    if step == 0:
         raise RuntimeError("step must be nonzero")
-    if (values[1] - values[0]) * values[2] < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if (high - low) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
-        floating = any(isinstance(v, float) for v in values)
+        floating = any(isinstance(v, (float, np.floating)) for v in values)
         dtype = dtypes.get_default_dtype() if floating else dtypes.int64
-    n = max(0, int(np.ceil((values[1] - values[0]) / values[2])))
-    data = (values[0] + values[2] * np.arange(n, dtype=np.float64))
+    n = max(0, int(np.ceil((high - low) / step)))
+    data = low + step * np.arange(n, dtype=np.float64)
     return _finish(data.astype(dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end``, both included."""
-    if not isinstance(steps, numbers.Integral) or steps < 0:
+    start = _number(start, "linspace", "start", 1)
+    end = _number(end, "linspace", "end", 2)
+    if not _is_int(steps):
+        raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not "
+                        f"{_type_name(steps)}")
+    if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    data = np.linspace(start, end, steps, dtype=np.float64)
-    return _finish(data.astype(dtypes.to_numpy_dtype(_default(dtype))), None, device,
-                   requires_grad)
+    dtype = _default(_keywords("linspace", dtype, device, requires_grad))
+    data = np.linspace(start, end, int(steps), dtype=np.float64)
+    return _finish(data.astype(dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
+
+
+def _count(value, op, name, position):
+    """An argument such as ``eye``'s ``n``: a non-negative int."""
+    if not _is_int(value):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be int, not "
+                        f"{_type_name(value)}")
+    if value < 0:
+        raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
+    return int(value)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """The ``n`` x ``m`` identity matrix (square when ``m`` is not given)."""
-    return _finish(np.eye(n, n if m is None else m, dtype=dtypes.to_numpy_dtype(_default(dtype))),
-                   None, device, requires_grad)
+    n = _count(n, "eye", "n", 1)
+    m = n if m is None else _count(m, "eye", "m", 2)
+    dtype = _default(_keywords("eye", dtype, device, requires_grad))
+    data = _allocate(lambda shape, d: np.eye(*shape, dtype=d), (n, m), dtypes.to_numpy_dtype(dtype))
+    return _finish(data, None, device, requires_grad)
 
 
 def _like(name, input, dtype, device, requires_grad, make):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    dtype = _keywords(name, dtype, device, requires_grad)
     return make(input.shape, dtype=input.dtype if dtype is None else dtype,
                 device=input.device if device is None else device, requires_grad=requires_grad)
 
@@ -282,26 +491,29 @@ def _new_defaults(tensor, dtype, device):
 @tensor_method()
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
     """Zeros of ``size``, with this tensor's dtype and device unless given."""
-    return zeros(*size, **_new_defaults(self, dtype, device), requires_grad=requires_grad)
+    return _filled("new_zeros", _zeros, _size(size, "new_zeros"),
+                   **_new_defaults(self, dtype, device), requires_grad=requires_grad)
 
 
 @tensor_method()
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
     """Ones of ``size``, with this tensor's dtype and device unless given."""
-    return ones(*size, **_new_defaults(self, dtype, device), requires_grad=requires_grad)
+    return _filled("new_ones", _ones, _size(size, "new_ones"),
+                   **_new_defaults(self, dtype, device), requires_grad=requires_grad)
 
 
 @tensor_method()
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given."""
-    return empty(*size, **_new_defaults(self, dtype, device), requires_grad=requires_grad)
+    return _filled("new_empty", _zeros, _size(size, "new_empty"),
+                   **_new_defaults(self, dtype, device), requires_grad=requires_grad)
 
 
 @tensor_method()
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``fill_value`` everywhere, with this tensor's dtype and device unless given."""
-    return full(size, fill_value, **_new_defaults(self, dtype, device),
-                requires_grad=requires_grad)
+    return _full("new_full", size, fill_value, **_new_defaults(self, dtype, device),
+                 requires_grad=requires_grad)
 
 
 @tensor_method()

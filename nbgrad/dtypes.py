@@ -81,8 +81,8 @@ def to_numpy_dtype(d):
         return d.numpy
     if d is None:
         return None
-    if d is builtins.float:
-        return get_default_dtype().numpy
+    if d is builtins.float:  # PyTorch reads Python's float as float64, whatever the default
+        return np.dtype(np.float64)
     if d is builtins.int:
         return np.dtype(np.int64)
     if d is builtins.bool:

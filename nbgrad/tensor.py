@@ -26,12 +26,14 @@ with their signatures, for IDEs; a test keeps it in step.
 
 import warnings
 import weakref
+from copy import deepcopy as _deepcopy
 
 import numpy as np
 
 from . import backend, dtypes, printing
 from .core.grad_mode import grad_mode
 from .core.node import add_hook
+from .warn import warn_once
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -44,6 +46,18 @@ NON_LEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
 )
 ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+SCALAR_OF_GRAD_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
+)
+
+
+def warn_if_scalar_of_grad(t, stacklevel=2):
+    """PyTorch's once-per-process warning when a tensor that requires grad (with grad mode
+    on) becomes a Python float: the number is cut off from the graph. ``float()`` gives it
+    (so does ``tensor([t, ...])``); ``int()``, ``bool()`` and ``.item()`` do not."""
+    if t._requires_grad and grad_mode.enabled:
+        warn_once(SCALAR_OF_GRAD_WARNING, UserWarning, stacklevel + 1)
 
 
 class Tensor:
@@ -55,6 +69,7 @@ class Tensor:
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_grad",
         "_hooks", "_post_accumulate_hooks", "_accumulator", "_retains_grad",
         "_view_fn", "_views", "_made_without_grad", "__weakref__",
+        "__dict__",  # attributes of the user's own (x.foo = 1), as in PyTorch: made when first set
     )
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operator
 
@@ -140,11 +155,23 @@ class Tensor:
         return self._data.dtype.itemsize
 
     def type(self, dtype=None):
-        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``."""
+        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
+        nbgrad dtype or a type name such as ``'nbgrad.DoubleTensor'``."""
         if dtype is None:
             prefix = "nbgrad.cuda." if self.is_cuda else "nbgrad."
             return prefix + self.dtype._tensor_type
-        return self.to(dtype)
+        if type(dtype) is dtypes.dtype:
+            return self.to(dtype)
+        if isinstance(dtype, type):  # PyTorch names the Python or NumPy type it refuses
+            name = dtype.__name__ if dtype.__module__ == "builtins" else f"{dtype.__module__}.{dtype.__name__}"
+            raise ValueError(f"invalid type: '{name}'")
+        if not isinstance(dtype, str):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        device, _, name = dtype.rpartition(".")
+        target = _TENSOR_TYPES.get(name)
+        if target is None or device not in ("nbgrad", "nbgrad.cuda"):
+            raise ValueError(f"invalid type: '{dtype}'")
+        return self.to(target, device="cuda" if device == "nbgrad.cuda" else "cpu")
 
     def is_contiguous(self):
         """Whether the elements are laid out in memory row by row, without gaps."""
@@ -226,6 +253,8 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.device != self.device:
                 raise RuntimeError(
                     f"attempting to assign a gradient located on device '{value.device}' to a "
@@ -297,8 +326,17 @@ class Tensor:
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind != "f":
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                "dtype"
+            )
         self._data = value._data
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     def detach(self):
         """The same storage and version counter, outside the graph (chapter 07)."""
@@ -420,7 +458,8 @@ class Tensor:
         return kind(self._data.item())
 
     def __float__(self):
-        """The value of a one-element tensor as a float."""
+        """The value of a one-element tensor as a float (warns, once, if it requires grad)."""
+        warn_if_scalar_of_grad(self)
         return self._scalar(float)
 
     def __int__(self):
@@ -444,7 +483,10 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __deepcopy__(self, memo):
-        """A copy of a leaf with its own storage, ``requires_grad`` and ``.grad``."""
+        """A copy of a leaf with its own storage, ``requires_grad``, ``.grad`` and the
+        user's own attributes (deep-copied)."""
+        if id(self) in memo:
+            return memo[id(self)]
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
@@ -454,19 +496,20 @@ class Tensor:
             )
         copy = type(self)._make(self._data.copy())
         copy._requires_grad = self._requires_grad
-        if isinstance(self, Parameter):
-            copy.__dict__.update(self.__dict__)
+        memo[id(self)] = copy
         grad = self._grad
         if grad is not None:
             copy._grad = grad.__deepcopy__(memo)
-        memo[id(self)] = copy
+        if self.__dict__:
+            copy.__dict__.update(_deepcopy(self.__dict__, memo))
         return copy
 
     def __reduce_ex__(self, protocol):
-        if self._grad_fn is not None:
-            raise RuntimeError("Can't pickle a non-leaf Tensor; call .detach() first")
+        """Pickling keeps the values, device, ``requires_grad`` and the user's attributes;
+        not ``.grad`` nor the graph: a non-leaf comes back as a leaf, as in PyTorch."""
         data = backend.to_device(self._data, "cpu")
-        return (_rebuild, (type(self), data, self._requires_grad, str(self.device)))
+        return (_rebuild, (type(self), data, self._requires_grad, str(self.device)),
+                self.__dict__ or None)
 
     @property
     def volatile(self):
@@ -488,16 +531,17 @@ class Tensor:
 class Parameter(Tensor):
     """A leaf tensor that a Module registers as one of its parameters."""
 
-    __slots__ = ("__dict__",)
+    __slots__ = ()
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = Tensor._make(np.empty(0, dtypes.get_default_dtype().numpy))
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor, got {type(data).__name__}")
+        if requires_grad and data._data.dtype.kind != "f":
+            raise RuntimeError(ONLY_FLOAT_GRAD)
         param = cls._make(data._data, data._counter())
-        if requires_grad:
-            param.requires_grad_(True)
+        param._requires_grad = bool(requires_grad)
         return param
 
     def __init__(self, data=None, requires_grad=True):
@@ -505,6 +549,18 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        """A new Parameter over a copy of the values, with the same ``requires_grad``:
+        PyTorch's Parameter.__deepcopy__ keeps neither ``.grad`` nor other attributes, so a
+        deep-copied model starts without gradients."""
+        if id(self) in memo:
+            return memo[id(self)]
+        copy = memo[id(self)] = type(self)(Tensor._make(self._data.copy()), self._requires_grad)
+        return copy
+
+
+_TENSOR_TYPES = {d._tensor_type: d for d in dtypes.ALL}  # 'FloatTensor' -> float32
 
 
 class Size(tuple):

@@ -31,7 +31,7 @@ from ..ops import activations, indexing, reductions, shape
 from ..ops.declare import OPS
 from ..ops.elementwise import check_dtype, to_input
 from ..ops.linalg import is_transposed, mat2_grad
-from ..ops.operands import same_device
+from ..ops.operands import same_device, tensor_operand
 from ..tensor import Tensor
 
 # The operations that are functions here as they are (``@op(..., functional=True)``).
@@ -119,8 +119,8 @@ def addmm(bias, mat1, mat2):
         )
     if a.dtype != b.dtype:
         raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {dtypes.scalar_type_name(a.dtype)} and "
-            f"{dtypes.scalar_type_name(b.dtype)}"
+            f"mat1 and mat2 must have the same dtype, but got {dtypes.scalar_type_name(a.dtype)} "
+            f"and {dtypes.scalar_type_name(b.dtype)}"
         )
     if c.dtype != a.dtype:
         raise RuntimeError(
@@ -149,11 +149,14 @@ def addmm(bias, mat1, mat2):
 
 def linear(input, weight, bias=None):
     """``input @ weight^T + bias``: the affine map of ``nn.Linear``."""
+    tensor_operand(input, "linear")
+    tensor_operand(weight, "linear", 2, "weight")
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
                            f"{input.dim()}D and {weight.dim()}D")
     if bias is None:
         return input.matmul(weight.t())
+    tensor_operand(bias, "linear", 3, "bias")
     if input.dim() == 2:
         return addmm(bias, input, weight.t())
     if input.dim() > 2:  # fold the leading dimensions into one batch, as PyTorch does
