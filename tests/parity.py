@@ -121,8 +121,11 @@ def check_error(program, key=None):
 
 
 def captured_warnings(program, M):
+    """What ``program(M)`` warns, every time (not once per line); appended, so that the
+    filters already in force, nbgrad's own filter for NumPy's warnings among them, decide
+    first, as they do for a user."""
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+        warnings.simplefilter("always", append=True)
         result = program(M)
     return result, [w for w in caught if not issubclass(w.category, DeprecationWarning)]
 
