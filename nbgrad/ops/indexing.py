@@ -12,7 +12,7 @@ from .. import backend, dtypes
 from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node
-from ..tensor import Tensor
+from ..tensor import MULTI_OUTPUT_NODE, Tensor
 from .declare import op
 from .methods import tensor_method
 from .operands import tensor_operand
@@ -103,8 +103,7 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
     key = (slice(None),) * d + (index % size, Ellipsis)  # Ellipsis: a 0-d view, not a copy
-    return make_view(x, data[key], lambda t: select(t, d, index), SelectBackward0,
-                     shape=data.shape, key=key)
+    return make_view(x, data[key], SelectBackward0, shape=data.shape, key=key)
 
 
 class SliceBackward0(SelectBackward0):
@@ -123,12 +122,11 @@ class IndexBackward0(SelectBackward0):
 
 def _slice(x, dim, part):
     key = (slice(None),) * dim + (part,)
-    return make_view(x, x._data[key], lambda t: _slice(t, dim, part), SliceBackward0,
-                     shape=x._data.shape, key=key)
+    return make_view(x, x._data[key], SliceBackward0, shape=x._data.shape, key=key)
 
 
 def _alias(x):
-    return make_view(x, x._data.view(), _alias, AliasBackward0, shape=x._data.shape, key=(...,))
+    return make_view(x, x._data.view(), AliasBackward0, shape=x._data.shape, key=(...,))
 
 
 def _basic_index(x, key):
@@ -205,7 +203,7 @@ def unbind(input, dim=0):
     if data.ndim == 0:
         raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
     d = dtypes.dim_index(dim, data.ndim)
-    pieces = [make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None)
+    pieces = [make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None, MULTI_OUTPUT_NODE)
               for i in range(data.shape[d])]
     pieces = tuple(pieces)
     if should_record(x):
