@@ -124,6 +124,20 @@ def test_a_no_grad_view_cannot_be_used_after_its_base_changed_in_place(name, gra
     check_error(program)
 
 
+@pytest.mark.parametrize("name", VIEWS)
+def test_a_no_grad_view_of_a_leaf_used_with_grad_sends_no_gradient_anywhere(name):
+    def program(M):
+        x = BASES["leaf"](M)
+        with M.no_grad():
+            v = VIEWS[name](x)
+        y = (v * 2).sum()
+        edges = [fn is None for fn, _ in y.grad_fn.next_functions[0][0].next_functions]
+        y.backward()
+        return y.requires_grad, edges, grad_of(v), grad_of(x)
+
+    check(program)
+
+
 def test_a_no_grad_view_changed_and_used_under_no_grad_is_fine():
     def program(M):
         b = BASES["non_leaf"](M)
@@ -233,6 +247,20 @@ def test_other_views_are_rebuilt_after_an_in_place_change(name):
         v.mul_(2)
         (other * M.arange(3.0).unsqueeze(-1)).sum().backward()
         return y, grad_of(x), type(other.grad_fn).__name__
+
+    check(program)
+
+
+@pytest.mark.parametrize("name", sorted(set(VIEWS) - REPEATS))
+def test_second_order_gradients_through_an_in_place_change_of_a_view(name):
+    def program(M):
+        a = BASES["leaf"](M)
+        b = a * 1
+        v = VIEWS[name](b)
+        v.mul_(v.detach() + a.sum())
+        (g,) = M.autograd.grad((b * b).sum(), a, create_graph=True)
+        (gg,) = M.autograd.grad((g * g).sum(), a)
+        return g, gg
 
     check(program)
 
