@@ -523,3 +523,19 @@ def test_a_view_returned_by_a_custom_function_may_not_be_changed_in_place(return
         return first, None
 
     check(program)
+
+
+def test_a_view_whose_base_data_was_replaced_is_refused_not_written_out_of_bounds():
+    """nbgrad finds a view in its base by their addresses: once ``.data`` of the base was
+    replaced, the view no longer lies there. An in-place change of the base still works
+    (the view keeps its old grad_fn); one through the view raises instead of reading or
+    writing outside the new memory."""
+    import nbgrad as ng
+
+    y = ng.ones(4, requires_grad=True) * 1
+    v = y[1:]
+    y.data = ng.zeros(4)
+    y.mul_(2)
+    assert type(v.grad_fn).__name__ == "SliceBackward0"
+    with pytest.raises(RuntimeError, match="no longer lies in its base's memory"):
+        v.mul_(2)

@@ -240,7 +240,9 @@ def rebase_views(base, recorded):
             if view._grad_fn is not None or base._requires_grad:
                 view._grad_fn = ModifiedViewBackward(view)
         elif recorded:
-            _become_output(view, rebuilt_view_node(view, base))
+            node = rebuilt_view_node(view, base)
+            if node is not None:
+                _become_output(view, node)
 
 
 class ModifiedViewBackward(Node):

@@ -79,6 +79,12 @@ class Geometry:
         self.shape, self.strides = view.shape, view.strides
         self.offset = _address(view) - _address(base)
         self.base_shape, self.base_strides = base.shape, base.strides
+        if not lies_in(view, base):
+            raise RuntimeError(
+                "a view no longer lies in its base's memory (the .data of one of them was "
+                "replaced), so an in-place change through it cannot reach the base.\n"
+                "nbgrad hint: clone() the view, or make it again from the base."
+            )
 
     def region(self, array):
         """The view's elements in ``array`` (laid out like the base), as a view of it."""
@@ -91,8 +97,7 @@ class Geometry:
         shape, strides, itemsize = self.base_shape, self.base_strides, array.dtype.itemsize
         if strides == _c_strides(shape, itemsize):
             return xp.array(array, order="C", copy=True)
-        low = sum(s * (n - 1) for n, s in zip(shape, strides) if s < 0)
-        high = sum(s * (n - 1) for n, s in zip(shape, strides) if s > 0)
+        low, high = _span(shape, strides)
         size = 0 if 0 in shape else (high - low) // itemsize + 1
         out = _strided(xp.empty(size, array.dtype), shape, strides, -low)
         out[...] = array
@@ -111,12 +116,28 @@ class Geometry:
         return internal_overlap(self.shape, self.strides)
 
 
+def lies_in(view, base):
+    """Whether the array ``view`` lies in ``base``'s memory (false only once the ``.data``
+    of a view or of its base was replaced)."""
+    offset = _address(view) - _address(base)
+    low, high = _span(view.shape, view.strides)
+    base_low, base_high = _span(base.shape, base.strides)
+    return not view.size or base_low <= offset + low <= offset + high <= base_high
+
+
 def internal_overlap(shape, strides):
     """PyTorch's has_internal_overlap, where it can tell: a dimension of size > 1 with
     stride 0 (an empty tensor has no elements to share)."""
     if 0 in shape:
         return False
     return any(stride == 0 and size > 1 for size, stride in zip(shape, strides))
+
+
+def _span(shape, strides):
+    """The byte offsets of the lowest and of the highest element, from the first."""
+    low = sum(s * (n - 1) for n, s in zip(shape, strides) if s < 0)
+    high = sum(s * (n - 1) for n, s in zip(shape, strides) if s > 0)
+    return low, high
 
 
 def _element_offsets(shape, strides, offset, itemsize, xp):
@@ -180,7 +201,10 @@ def as_strided(t, geometry):
 
 
 def rebuilt_view_node(view, base):
-    """A fresh ``AsStridedBackward0`` for ``view``, from ``base``'s current ``grad_fn``."""
+    """A fresh ``AsStridedBackward0`` for ``view``, from ``base``'s current ``grad_fn``
+    (``None`` for a view that no longer lies in its base's memory: it keeps its own)."""
+    if not lies_in(view._data, base._data):
+        return None
     node = AsStridedBackward0(*next_edges((base,)))
     node.geometry = Geometry(view._data, base._data)
     return node
