@@ -108,13 +108,36 @@ def depth_once(lib, n):
     return elapsed, freed
 
 
-def depth(n, repeats, engines):
-    """Median seconds for each engine (interleaved), and the median time to free the graph."""
+def view_chain_once(lib, n):
+    """(seconds, seconds to free): ``n`` chained ``view()`` calls on a non-leaf, one in-place
+    change through the last view, then backward from the base; checks the gradient."""
+    gc.collect()
+    x = lib.ones(4, requires_grad=True)
+    t0 = perf_counter()
+    y = x * 1
+    v = y
+    for i in range(n):
+        v = v.view(2, 2) if i % 2 == 0 else v.view(4)
+    v.mul_(2)
+    y.sum().backward()
+    elapsed = perf_counter() - t0
+    if x.grad.tolist() != [2.0] * 4:
+        raise SystemExit(f"ABORT: view chain {n}: {lib.__name__} gives grad {x.grad.tolist()}")
+    t0 = perf_counter()
+    del y, v
+    gc.collect()
+    freed = perf_counter() - t0
+    return elapsed, freed
+
+
+def depth(n, repeats, engines, once=depth_once):
+    """Median seconds of ``once`` for each engine (interleaved), and the median time to free
+    the graph."""
     times = {name: [] for name in engines}
     frees = {name: [] for name in engines}
     for r in range(repeats):
         for name in (list(engines)[r % len(engines):] + list(engines)[:r % len(engines)]):
-            elapsed, freed = depth_once(engines[name], n)
+            elapsed, freed = once(engines[name], n)
             times[name].append(elapsed)
             frees[name].append(freed)
     med = lambda v: float(np.median(v))

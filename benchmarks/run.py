@@ -162,6 +162,16 @@ def build_table(res):
         "-", "-", "skipped (--quick)" if million is None else fmt_time(million["time"]),
         "-", "-", "works", "n/a" if million is None else verdict(million["ok"]),
     ])
+    for n, v in sorted(res["views"].items()):
+        vs_torch = ratio(v.get("nbgrad"), v.get("torch"))
+        rows.append([
+            f"view chain: 10^{len(str(n)) - 1} chained view(), one in-place change on the last, "
+            "backward",
+            "-", fmt_time(v.get("torch", float("nan"))), fmt_time(v["nbgrad"]),
+            "-", f"{fmt_ratio(vs_torch)} PyTorch" if vs_torch else "-",
+            "<= 3x PyTorch" if n == 10**5 else "report only (10^6: works)",
+            verdict(None if vs_torch is None or n != 10**5 else vs_torch <= 3),
+        ])
     m = res["memory"]
     nb = ratio(m["nbgrad"], m["numpy"])
     rows.append([
@@ -241,6 +251,11 @@ def main(argv=None):
         except (RecursionError, MemoryError, RuntimeError) as error:
             res["million"] = dict(time=float("nan"), freed=float("nan"), ok=False,
                                   error=f"{type(error).__name__}: {error}")
+    res["views"] = {}
+    for n in (10**4, 10**5) + ((10**6,) if cfg["million"] else ()):
+        progress(f"view chain 10^{len(str(n)) - 1}")
+        res["views"][n], _ = overhead.depth(n, 1 if n == 10**6 else cfg["depth_repeats"], engines,
+                                           once=overhead.view_chain_once)
     progress("memory of one step")
     res["memory"], memory_notes = memory.step_memory(X, y, structure)
     progress("MLP step on the CPU and the GPU")

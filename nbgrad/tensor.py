@@ -12,7 +12,9 @@ A tensor holds
   It is created the first time it is shared or bumped (``None`` means version 0): most
   tensors never need one, and fewer objects per operation is less work for Python's
   garbage collector;
-* ``_base``: for a view, the tensor whose storage it looks into.
+* ``_base``: for a view, the tensor whose storage it looks into (never itself a view),
+  ``_creation_meta``: how the view was made, if not plainly (``ops/views.py``); and for a
+  base, ``_views``: weak references to its live views.
 
 Every field is set when the tensor is made (``_make``), most of them to ``None`` or
 ``False``: reading an unset slot raises and catches an ``AttributeError``, which costs far
@@ -45,6 +47,11 @@ NON_LEAF_GRAD_WARNING = (
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
 )
+# How a view was made, if not plainly (``_creation_meta``, PyTorch's CreationMeta, whose
+# DEFAULT is ``None`` here): ``ops/views.py`` explains what each forbids.
+NO_GRAD_MODE = "no_grad_mode"
+MULTI_OUTPUT_NODE = "multi_output_node"
+IN_CUSTOM_FUNCTION = "in_custom_function"
 ONLY_FLOAT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 SCALAR_OF_GRAD_WARNING = (
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
@@ -68,7 +75,7 @@ class Tensor:
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_grad",
         "_hooks", "_post_accumulate_hooks", "_accumulator", "_retains_grad",
-        "_view_fn", "_views", "_made_without_grad", "__weakref__",
+        "_views", "_creation_meta", "__weakref__",
         "__dict__",  # attributes of the user's own (x.foo = 1), as in PyTorch: made when first set
     )
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operator
@@ -80,9 +87,9 @@ class Tensor:
             data = np.asarray(data)  # NumPy turns 0-d results into scalars; keep arrays
         t = _new(cls)
         t._data = data
-        t._requires_grad = t._retains_grad = t._made_without_grad = False
+        t._requires_grad = t._retains_grad = False
         t._grad_fn = t._base = t._grad = t._hooks = t._post_accumulate_hooks = None
-        t._accumulator = t._view_fn = t._views = None
+        t._accumulator = t._views = t._creation_meta = None
         t._output_nr = 0
         t._vc = vc
         return t
@@ -219,11 +226,23 @@ class Tensor:
                 f"\nnbgrad hint: this tensor is {self.dtype}; use .float() first."
             )
         self._requires_grad = bool(requires_grad)
+        self._views_follow()
         return self
+
+    def _views_follow(self):
+        """A view outside any graph requires grad exactly when its base does (PyTorch), so
+        the live views follow a change of the base's flag."""
+        for ref in tuple(self._views or ()):
+            view = ref()
+            if view is not None and view._grad_fn is None:
+                view._requires_grad = self._requires_grad
 
     @property
     def grad_fn(self):
         """The node that produced this tensor, or ``None`` for a leaf (chapter 00)."""
+        refusal = getattr(self._grad_fn, "refusal", None)
+        if refusal is not None:  # a view that may no longer be used (``ops/inplace.py``)
+            raise RuntimeError(refusal)
         return self._grad_fn
 
     @property

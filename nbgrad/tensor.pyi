@@ -6,6 +6,7 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 
 NON_LEAF_GRAD_WARNING: str
 ONLY_FLOAT_GRAD: str
+SCALAR_OF_GRAD_WARNING: str
 
 
 class Tensor:
@@ -34,13 +35,15 @@ class Tensor:
         """The truth of a one-element tensor."""
 
     def __deepcopy__(self, memo):
-        """A copy of a leaf with its own storage, ``requires_grad`` and ``.grad``."""
+        """A copy of a leaf with its own storage, ``requires_grad``, ``.grad`` and the
+        user's own attributes (deep-copied).
+        """
 
     def __eq__(self, other):
         """Elementwise ``eq``: a bool tensor, never part of the graph."""
 
     def __float__(self):
-        """The value of a one-element tensor as a float."""
+        """The value of a one-element tensor as a float (warns, once, if it requires grad)."""
 
     def __floordiv__(self, other):
         """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``).
@@ -153,7 +156,9 @@ class Tensor:
         """Elementwise ``bitwise_and`` of integer or bool tensors."""
 
     def __reduce_ex__(self, protocol):
-        """Helper for pickle."""
+        """Pickling keeps the values, device, ``requires_grad`` and the user's attributes;
+        not ``.grad`` nor the graph: a non-leaf comes back as a leaf, as in PyTorch.
+        """
 
     def __repr__(self, *, tensor_contents=None):
         """Return repr(self)."""
@@ -734,7 +739,9 @@ class Tensor:
         """In place ``trunc``: changes this tensor and bumps its version (chapter 05)."""
 
     def type(self, dtype=None):
-        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``."""
+        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
+        nbgrad dtype or a type name such as ``'nbgrad.DoubleTensor'``.
+        """
 
     def type_as(self, other):
         """``to(other.dtype)``."""
@@ -770,6 +777,12 @@ class Tensor:
 
 class Parameter(Tensor):
     """A leaf tensor that a Module registers as one of its parameters."""
+
+    def __deepcopy__(self, memo):
+        """A new Parameter over a copy of the values, with the same ``requires_grad``:
+        PyTorch's Parameter.__deepcopy__ keeps neither ``.grad`` nor other attributes, so a
+        deep-copied model starts without gradients.
+        """
 
     def __init__(self, data=None, requires_grad=True):
         """Initialize self.  See help(type(self)) for accurate signature."""

@@ -456,8 +456,6 @@ OPS = [
     OpInfo("contiguous", grad_fn="CloneBackward0", saves="nothing", function=False,
            samples=lambda make: [make(3, 4, noncontiguous=True)]),
     OpInfo("unbind", op=lambda M, a, dim: a.unbind(dim)[1], grad_fn="UnbindBackward0", saves="nothing",
-           xfail={"torch_saves": "PyTorch refuses a backward through one of unbind's views once their "
-                                 "base changed in place (views of a multi-output function); nbgrad allows it"},
            samples=lambda make: [S(make(3, 4), 0), S(make(3, 4), 1)]),
     # -- indexing: the node depends on the kind of index -------------------------------
     OpInfo("getitem", variant="select", op=getitem, grad_fn="SelectBackward0", saves="nothing",

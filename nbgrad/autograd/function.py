@@ -25,7 +25,7 @@ import warnings
 from ..backend import array_module
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedOutput, SavedTensor
-from ..tensor import Tensor
+from ..tensor import IN_CUSTOM_FUNCTION, Tensor
 from .graph import attach, next_edges, should_record
 
 
@@ -190,23 +190,27 @@ def _connect(ctx, args, outputs):
     dirty = {id(t) for t in ctx.dirty_tensors}
     non_differentiable = {id(t) for t in ctx.non_differentiable}
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    _check_dirty(ctx, inputs, outputs)
     connected, metas = [], []
     for output_nr, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             connected.append(out)
             metas.append(None)
             continue
-        if id(out) in inputs and id(out) not in dirty:
+        is_dirty = id(out) in dirty
+        if id(out) in inputs and not is_dirty:
             out = out.view_as(out)  # an input returned unchanged: a new tensor, as PyTorch
-        if id(out) in dirty:
-            if out._grad_fn is None and out._requires_grad:
-                raise RuntimeError(
-                    "a leaf Variable that requires grad has been used in an in-place operation."
-                )
+        if is_dirty:
+            _check_dirty_output(out, len(outputs))
             out._bump_version()  # as in PyTorch, mark_dirty counts as a modification
         metas.append((out._data.shape, out._data.dtype, array_module(out._data)))
         if id(out) not in non_differentiable and out._data.dtype.kind == "f":
-            attach(out, ctx, output_nr)
+            if is_dirty:
+                out._rebase_history(ctx, output_nr)  # ops/inplace.py: as an in-place op
+            else:
+                attach(out, ctx, output_nr)
+                if out._base is not None:  # a view that this Function's backward stands for
+                    out._creation_meta = IN_CUSTOM_FUNCTION
         connected.append(out)
     ctx.num_outputs = len(outputs)
     ctx.output_metas = tuple(metas)
@@ -216,3 +220,41 @@ def _connect(ctx, args, outputs):
     )
     ctx.to_save = ()
     return tuple(connected)
+
+
+def _check_dirty(ctx, inputs, outputs):
+    """``mark_dirty`` names tensors changed in place: they must be returned, and should be
+    inputs (PyTorch's checks)."""
+    returned = {id(out) for out in outputs}
+    for t in ctx.dirty_tensors:
+        if id(t) not in returned:
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the Function."
+            )
+        if id(t) not in inputs:
+            warnings.warn(
+                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                "that have been mutated should be passed to ctx.mark_dirty().", UserWarning,
+                stacklevel=4)
+
+
+def _check_dirty_output(out, n_outputs):
+    """The leaf rule for a tensor that ``forward`` changed in place, and PyTorch's limit for
+    a view: its base can be rewritten only for a Function of one output."""
+    if out._grad_fn is None and out._requires_grad and out._base is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad has been used in an in-place operation."
+        )
+    if out._base is not None:
+        out._check_inplace(True)  # ops/inplace.py: a view of a leaf, or made specially
+        if n_outputs > 1:
+            raise RuntimeError(
+                "If your Function modifies inplace an input that is a view of another Tensor, "
+                "your Function cannot return more than one Tensor. This is not supported by the "
+                "current autograd engine. You should either make sure the input is not a view "
+                "(using .clone() for example) or make your Function only return one Tensor "
+                "(potentially splitting it into two Functions: one doing the inplace that returns "
+                "a single Tensor and a second one that does the other operations). You can ask on "
+                "the forum https://discuss.pytorch.org/ if you need help to do this change."
+            )

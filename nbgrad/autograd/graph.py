@@ -47,7 +47,9 @@ def next_edges(inputs):
             fn, output_nr = NO_EDGE
         elif t._grad_fn is not None:  # computed: to the node that computed it
             fn, output_nr = t._grad_fn, t._output_nr
-        elif t._requires_grad:  # a leaf that requires grad: to its accumulator
+        elif t._requires_grad and (t._base is None or not t._base._requires_grad):
+            # a leaf that requires grad: to its accumulator (a view made under no_grad
+            # requires grad only because its base does, and has none, as in PyTorch)
             fn, output_nr = grad_accumulator(t), 0
         else:  # a leaf that needs no gradient: nowhere
             fn, output_nr = NO_EDGE

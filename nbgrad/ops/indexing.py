@@ -20,7 +20,7 @@ from .. import backend, dtypes
 from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node
-from ..tensor import Tensor
+from ..tensor import MULTI_OUTPUT_NODE, Tensor
 from .declare import op
 from .methods import tensor_method
 from .operands import tensor_operand
@@ -257,8 +257,7 @@ def select(input, dim, index):
 def _select(x, d, index):
     data = x._data
     key = (slice(None),) * d + (index % data.shape[d], Ellipsis)  # Ellipsis: a 0-d view, not a copy
-    return make_view(x, data[key], lambda t: _select(t, d, index), SelectBackward0,
-                     shape=data.shape, key=key)
+    return make_view(x, data[key], SelectBackward0, shape=data.shape, key=key)
 
 
 class SliceBackward0(SelectBackward0):
@@ -274,12 +273,11 @@ def slice_view(x, dim, part):
     if not x._data.ndim:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     key = (slice(None),) * dim + (part,)
-    return make_view(x, x._data[key], lambda t: slice_view(t, dim, part), SliceBackward0,
-                     shape=x._data.shape, key=key)
+    return make_view(x, x._data[key], SliceBackward0, shape=x._data.shape, key=key)
 
 
 def _alias(x):
-    return make_view(x, x._data.view(), _alias, AliasBackward0, shape=x._data.shape, key=(...,))
+    return make_view(x, x._data.view(), AliasBackward0, shape=x._data.shape, key=(...,))
 
 
 @tensor_method("__getitem__")
@@ -449,7 +447,7 @@ def unbind(input, dim=0):
     if data.ndim == 0:
         raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
     d = dtypes.dim_index(dim, data.ndim)
-    pieces = [make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None)
+    pieces = [make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None, MULTI_OUTPUT_NODE)
               for i in range(data.shape[d])]
     pieces = tuple(pieces)
     if should_record(x):

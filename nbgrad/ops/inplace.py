@@ -11,7 +11,8 @@
    node of that operation. If ``t`` is a view, its *base* changed too: the base's new
    ``grad_fn`` is a ``CopySlices`` node that routes the gradient of the changed region
    through the operation and the rest straight through, and every live view of the base
-   gets its ``grad_fn`` rebuilt from the base.
+   gets its ``grad_fn`` rebuilt from the base (an ``AsStridedBackward0``: where the view
+   lies in the base, ``views.Geometry``).
 
 Each in-place method is the out-of-place function applied to a snapshot of ``t`` (a
 copy that keeps ``t``'s place in the graph), followed by writing the result into ``t``.
@@ -20,15 +21,18 @@ operations that exist only in place (``copy_``, ``fill_``, ``zero_``, ``t[i] = v
 ``assignment.py``.
 """
 
+import re
+
 import numpy as np
 
 from .. import backend, dtypes
 from ..autograd.graph import attach, edge_of, should_record
-from ..core.grad_mode import enable_grad, grad_mode, no_grad
-from ..core.node import _FREED, Node, SavedOutput, short_name
-from ..tensor import Tensor
+from ..core.grad_mode import no_grad
+from ..core.node import _FREED, Node, SavedOutput
+from ..tensor import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, Tensor
+from .methods import bind
 from .operands import tensor_operand
-from .views import NO_GRAD_VIEW, replay_view
+from .views import Geometry, as_strided, internal_overlap, laid_out, rebuilt_view_node
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = (
@@ -36,57 +40,77 @@ VIEW_OF_LEAF_MESSAGE = (
 )
 HINT = ("\nnbgrad hint: update parameters inside `with nbgrad.no_grad():`, or use the "
         "out-of-place form (chapter 05).")
+# Why a view made in a special way may not be changed in place (PyTorch's words).
+FORBIDDEN = {
+    MULTI_OUTPUT_NODE: (
+        " This view is the output of a function that returns multiple views. Such functions "
+        "do not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."),
+    NO_GRAD_MODE: (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+        "want the inplace to be tracked)."),
+    IN_CUSTOM_FUNCTION: (
+        " This view was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom Function."),
+}
 
 
-def check_leaf(t):
-    """The leaf rule: no in-place change of a leaf that requires grad while recording."""
-    if not grad_mode.enabled:
+def check_leaf(t, recording):
+    """The leaf rule, when the in-place change is recorded (grad mode is on and ``t`` or an
+    operand requires grad): no in-place change of a leaf that requires grad, of a view of
+    one, or of a view made in a way that autograd cannot rewrite (``views.py``)."""
+    if not recording:
         return
     base = t._base
-    if base is not None and base._requires_grad and t._made_without_grad:
-        made = t._made_without_grad
-        what = ("A view was created" if made is NO_GRAD_VIEW else
-                f"Output {t._output_nr} of {_view_name(made)} is a view of a view which was created")
-        raise RuntimeError(
-            f"{what} in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-            "You can clarify your code by moving both the view and the inplace either both "
-            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-            "outside (if you want the inplace to be tracked)."
-        )
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_MESSAGE + HINT)
+    if base is not None:
+        if t._creation_meta is not None:
+            raise RuntimeError(view_rebase_message(t, indirect=False))
+        if t._requires_grad and base._grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_MESSAGE + HINT)
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_MESSAGE + HINT)
 
 
-def check_multi_output_view(t):
-    """A piece of ``unbind`` (or a view of one) that is in a graph may not be changed in
-    place while recording: the one node behind all the pieces could not be rewritten for
-    one of them. Outside a graph, or under ``no_grad``, there is nothing to rewrite."""
-    if t._requires_grad and None in t._view_fn and grad_mode.enabled:
-        raise RuntimeError(
-            f"Output {t._output_nr} of {short_name(t._grad_fn)} is a view and is being "
-            "modified inplace. This view is the output of a function that returns multiple "
-            "views. Such functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one."
-        )
+def view_rebase_message(view, indirect):
+    """PyTorch's handle_view_on_rebase: why ``view`` (made in a special way) may not be
+    changed in place, or (``indirect``) used after its base was."""
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    fn = view._grad_fn
+    if isinstance(fn, ModifiedViewBackward):
+        fn = fn.previous
+    creation = view._creation_meta
+    if creation is NO_GRAD_MODE or fn is None:
+        what = (f"Output {view._output_nr} of {_node_name(fn)} is a view of a view which was "
+                "created in" if fn is not None else "A view was created in")
+        message = f"{what} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        message = f"Output {view._output_nr} of {_node_name(fn)} is a view and {modified} modified inplace."
+    return message + FORBIDDEN[creation]
 
 
-def _view_name(node_cls):
-    return node_cls.__name__.split("Backward")[0] if isinstance(node_cls, type) else "View"
+def _node_name(node):
+    """A node as these messages name it: ``SqueezeBackward1`` is ``Squeeze1``, and
+    ``UnbindBackward0`` is ``Unbind`` (PyTorch's words)."""
+    return re.sub(r"Backward0?", "", node.name(), count=1)
 
 
 def apply_inplace(t, op, *args, **kwargs):
     """``t.op_(*args)``: compute ``op(t, *args)`` and make ``t`` hold the result."""
     t = tensor_operand(t, op.__name__ + "_")
-    if t._view_fn is not None:
-        check_multi_output_view(t)
-    check_leaf(t)
-    if not should_record(t, *args):
+    recording = should_record(t, *args)
+    check_leaf(t, recording)
+    check_overlap(t, args)
+    if not recording:
         with no_grad():
             result = op(t, *args, **kwargs)
         _write(t, result._data)
+        base = t._base if t._base is not None else t
+        if base._views:
+            rebase_views(base, recorded=False)
         return t
     snapshot = Tensor._make(t._data.copy())
     snapshot._requires_grad = t._requires_grad
@@ -95,17 +119,77 @@ def apply_inplace(t, op, *args, **kwargs):
     result = op(snapshot, *args, **kwargs)
     _write(t, result._data)
     node = result._grad_fn
-    base = t._base
-    if base is None:
-        _become_output(t, node)
-        _refresh_views(t)
-    else:
-        _become_output(base, CopySlices.wrap(base, t, node))
-        _refresh_views(base)
+    rebase_history(t, node)
     for saved in node._saved if isinstance(node._saved, tuple) else ():
         if type(saved) is SavedOutput:
             saved.retarget(t)
     return t
+
+
+def rebase_history(t, node, output_nr=0):
+    """``t`` was changed in place and now holds output ``output_nr`` of ``node``. If ``t`` is
+    a view, its base holds it (``node`` has one output): the base's ``grad_fn`` becomes a
+    ``CopySlices``. Either way, the live views of the base are rebuilt on its new
+    ``grad_fn`` (PyTorch's rebase_history; ``Function.apply`` calls it for the tensors
+    that ``mark_dirty`` names)."""
+    base = t._base
+    if base is None:
+        _become_output(t, node, output_nr)
+        base = t
+    else:
+        _become_output(base, CopySlices.wrap(base, t, node))
+    if base._views:
+        rebase_views(base, recorded=True)
+
+
+def check_overlap(t, operands):
+    """PyTorch's memory-overlap rules for the written-to tensor ``t`` (MemoryOverlap.cpp):
+    no two of its elements may share memory, and no operand may share only part of its
+    memory (the same elements in the same places is fine: ``x += x``)."""
+    target = t._data
+    if internal_overlap(target.shape, target.strides):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    for operand in operands:
+        if isinstance(operand, Tensor) and operand is not t and _partial_overlap(target, operand._data):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
+
+
+def _partial_overlap(a, b):
+    """PyTorch's get_overlap_status(a, b) == PARTIAL: both dense (where it can tell), in the
+    same memory, and covering overlapping bytes but not the same ones in the same order."""
+    if _owner(a) is not _owner(b) or not a.size or not b.size:
+        return False
+    span_a, span_b = _dense_span(a), _dense_span(b)
+    if span_a is None or span_b is None:
+        return False  # PyTorch's TOO_HARD: not checked
+    if span_a == span_b:
+        return a.strides != b.strides
+    return span_a[0] < span_b[1] and span_b[0] < span_a[1]
+
+
+def _owner(array):
+    """The array (or buffer) that owns ``array``'s memory."""
+    base = array.base
+    return array if base is None else base
+
+
+def _dense_span(array):
+    """The bytes ``[begin, end)`` that ``array`` covers when its elements fill them exactly
+    (PyTorch's is_non_overlapping_and_dense), else ``None``."""
+    expected = array.itemsize
+    for stride, size in sorted((s, n) for s, n in zip(array.strides, array.shape) if n != 1):
+        if stride != expected:
+            return None
+        expected *= size
+    begin = array.__array_interface__["data"][0] if type(array) is np.ndarray else array.data.ptr
+    return begin, begin + array.size * array.itemsize
 
 
 def _write(t, values):
@@ -121,11 +205,9 @@ def _write(t, values):
             f"result type {dtypes.scalar_type_name(values.dtype)} can't be cast to the desired output type "
             f"{dtypes.scalar_type_name(target.dtype)}"
         )
-    if _overlapping(target):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+    if not target.size:  # nothing to write (an empty expand is read-only, and fine)
+        t._bump_version()
+        return
     if backend.is_read_only(target):
         raise RuntimeError(
             "this tensor's memory is a NumPy array that is not writable (from_numpy or "
@@ -136,37 +218,47 @@ def _write(t, values):
     t._bump_version()
 
 
-def _overlapping(array):
-    """Whether elements share memory, as in an ``expand``ed view: a zero stride over a
-    dimension of size > 1 (NumPy's read-only flag would not tell: an array can be read-only
-    for other reasons, and CuPy has no such flag)."""
-    if not array.size:  # NumPy may give an empty array zero strides: nothing is written
-        return False
-    return any(stride == 0 and size > 1 for stride, size in zip(array.strides, array.shape))
-
-
-def _become_output(t, node):
-    """``t`` is now the output of ``node``; a retained gradient follows it there."""
-    old = t._grad_fn
-    attach(t, node)
+def _become_output(t, node, output_nr=0):
+    """``t`` is now output ``output_nr`` of ``node``; a retained gradient follows it there."""
+    old, old_nr = t._grad_fn, t._output_nr
+    attach(t, node, output_nr)
     if t._retains_grad and old is not None and old._hooks is not None:
-        ref = old._hooks.retains_grad.pop(t._output_nr, None)
+        ref = old._hooks.retains_grad.pop(old_nr, None)
         if ref is not None:
-            node._node_hooks().retains_grad[0] = ref
+            node._node_hooks().retains_grad[output_nr] = ref
 
 
-def _refresh_views(base):
-    """Rebuild the ``grad_fn`` of every live view of ``base`` by replaying it on the base."""
-    views = base._views
-    if not views:
-        return
-    with enable_grad():
-        for ref in list(views):
-            view = ref()
-            if view is None or view._view_fn[-1] is None:  # gone, or an unbind piece
-                continue
-            fresh = replay_view(view, base)  # the base requires grad now: so does the replay
-            attach(view, fresh._grad_fn, fresh._output_nr)
+def rebase_views(base, recorded):
+    """After an in-place change of ``base`` or of one of its views: each live view gets a
+    fresh ``grad_fn`` from the base (when the change was recorded), and a view made in a
+    special way (``views.py``) that is in a graph can no longer be used in one."""
+    for ref in list(base._views):
+        view = ref()
+        if view is None:
+            continue
+        if view._creation_meta is not None:
+            if view._grad_fn is not None or base._requires_grad:
+                view._grad_fn = ModifiedViewBackward(view)
+        elif recorded:
+            node = rebuilt_view_node(view, base)
+            if node is not None:
+                _become_output(view, node)
+
+
+class ModifiedViewBackward(Node):
+    """The ``grad_fn`` of a view made in a special way whose base was then changed in place:
+    using it raises PyTorch's error (reading ``grad_fn``, or backward through it)."""
+
+    __slots__ = ("previous", "refusal", "num_outputs")
+
+    def __init__(self, view):
+        super().__init__()
+        self.num_outputs = view._output_nr + 1  # the view stays output ``_output_nr``
+        self.previous = view._grad_fn
+        self.refusal = view_rebase_message(view, indirect=True)
+
+    def apply(self, *grads):
+        raise RuntimeError(self.refusal)
 
 
 class CopySlices(Node):
@@ -178,14 +270,13 @@ class CopySlices(Node):
     backward, so a second backward through the node refuses even where ``fn`` saves nothing.
     """
 
-    __slots__ = ("view",)
+    __slots__ = ("geometry",)
 
     @classmethod
     def wrap(cls, base, view, fn):
         base_node, base_nr = edge_of(base)
         node = cls((base_node,) + fn._next_nodes[1:], (base_nr,) + fn._output_nrs[1:])
-        node.view = view.detach()  # detach: the replays, without a cycle
-        node.view._view_fn = view._view_fn
+        node.geometry = Geometry(view._data, base._data)
         node._saved = fn._saved + (fn,)  # what fn saved first: the chapters' graphs list it
         return node
 
@@ -196,8 +287,8 @@ class CopySlices(Node):
 
     def apply(self, grad):
         fn = self.fn
-        result = grad.clone()
-        region = replay_view(self.view, result)
+        result = laid_out(grad, self.geometry)  # laid out as the base, to find the view in it
+        region = as_strided(result, self.geometry)
         grads = fn.apply(region.clone())
         if grads[0] is None:
             region.zero_()
@@ -209,3 +300,9 @@ class CopySlices(Node):
         if self._saved is not _FREED:
             self._saved[-1]._release()
         self._saved = _FREED
+
+
+# ``Function.apply`` (``autograd/function.py``, a layer below this one) treats the tensors
+# that ``mark_dirty`` names as changed in place, with these two.
+bind("_check_inplace", check_leaf)
+bind("_rebase_history", rebase_history)

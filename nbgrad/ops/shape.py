@@ -7,6 +7,8 @@ slices, ``None``, ``...``). A view also shares the version counter, records its 
 in-place change through a view must reach the base's gradient (``views.py``, ``inplace.py``).
 """
 
+import math
+
 import numpy as np
 
 from .. import dtypes
@@ -24,12 +26,21 @@ def _shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
     for s in shape:
+        if type(s) is not int:  # rare: check and convert one by one
+            return _checked_shape(shape)
+    return tuple(shape)
+
+
+def _checked_shape(shape):
+    for s in shape:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(f"shape must be a sequence of ints, got {type(s).__name__}: {s!r}")
     return tuple(int(s) for s in shape)
 
 
 def _infer_shape(shape, numel):
+    if -1 not in shape and math.prod(shape) == numel and (not shape or min(shape) >= 0):
+        return shape  # the usual case, checked in C: nothing to infer
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
@@ -69,7 +80,7 @@ def view(input, *shape):
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         ) from None
-    return make_view(x, data, lambda t: t.view(shape), ViewBackward0, shape=x._data.shape)
+    return make_view(x, data, ViewBackward0, shape=x._data.shape)
 
 
 class UnsafeViewBackward0(ViewBackward0):
@@ -86,7 +97,7 @@ def reshape(input, *shape):
         data.shape = shape
     except AttributeError:  # not expressible as a view: copy, then view the copy
         return unsafe_view(clone(x), shape)
-    return make_view(x, data, lambda t: t.reshape(shape), ViewBackward0, shape=x._data.shape)
+    return make_view(x, data, ViewBackward0, shape=x._data.shape)
 
 
 @op(export=False)
@@ -147,7 +158,7 @@ def squeeze(input, dim=None):
         d = dtypes.dim_index(dim, len(shape))
         axes, node_cls = ((d,) if shape and shape[d] == 1 else ()), SqueezeBackward1
     data = x._data.reshape(tuple(s for i, s in enumerate(shape) if i not in axes))
-    return make_view(x, data, lambda t: t.squeeze(dim), node_cls, shape=shape)
+    return make_view(x, data, node_cls, shape=shape)
 
 
 class SqueezeBackward4(SqueezeBackward0):
@@ -160,7 +171,7 @@ def squeeze_result(x, dim):
     """Drop dimension ``dim`` (of size 1) of a freshly computed result."""
     d = dtypes.dim_index(dim, x._data.ndim)
     data = x._data.reshape(x._data.shape[:d] + x._data.shape[d + 1:])
-    return make_view(x, data, lambda t: t.squeeze(d), SqueezeBackward4, shape=x._data.shape)
+    return make_view(x, data, SqueezeBackward4, shape=x._data.shape)
 
 
 def unsafe_view(x, shape):
@@ -184,7 +195,7 @@ def unsqueeze(input, dim):
     x = tensor_operand(input, "unsqueeze")
     d = dtypes.dim_index(dim, x._data.ndim + 1)
     data = x._data.reshape(x._data.shape[:d] + (1,) + x._data.shape[d:])
-    return make_view(x, data, lambda t: t.unsqueeze(d), UnsqueezeBackward0, dim=d)
+    return make_view(x, data, UnsqueezeBackward0, dim=d)
 
 
 class TBackward0(Node):
@@ -205,7 +216,7 @@ def t(input):
     x = tensor_operand(input, "t")
     if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
-    return make_view(x, x._data.T, t, TBackward0)
+    return make_view(x, x._data.T, TBackward0)
 
 
 class TransposeBackward0(Node):
@@ -222,7 +233,7 @@ def transpose(input, dim0, dim1):
     ndim = x._data.ndim
     d0, d1 = dtypes.dim_index(dim0, ndim), dtypes.dim_index(dim1, ndim)
     data = x._data.swapaxes(d0, d1) if ndim else x._data.view()
-    return make_view(x, data, lambda t: t.transpose(d0, d1), TransposeBackward0, dims=(d0, d1))
+    return make_view(x, data, TransposeBackward0, dims=(d0, d1))
 
 
 class PermuteBackward0(Node):
@@ -247,8 +258,7 @@ def permute(input, *dims):
     dims = tuple(dtypes.dim_index(d, ndim) for d in dims)
     if len(set(dims)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return make_view(x, x._data.transpose(dims), lambda t: t.permute(dims), PermuteBackward0,
-                     dims=dims)
+    return make_view(x, x._data.transpose(dims), PermuteBackward0, dims=dims)
 
 
 @tensor_property("T")
@@ -298,11 +308,12 @@ def expand(input, *sizes):
     target = tuple(target)
     if target == (1,) * lead + shape:
         # Nothing is repeated (at most leading dimensions of size 1 added): a plain, writable
-        # view, where NumPy's broadcast_to would be read-only.
-        data = x._data[(None,) * lead]
+        # view, where NumPy's broadcast_to would be read-only (the Ellipsis: a 0-d view, not
+        # NumPy's scalar).
+        data = x._data[(None,) * lead + (Ellipsis,)]
     else:
         data = array_module(x._data).broadcast_to(x._data, target)
-    return make_view(x, data, lambda t: t.expand(target), ExpandBackward0, shape=shape)
+    return make_view(x, data, ExpandBackward0, shape=shape)
 
 
 @op(export=False)
