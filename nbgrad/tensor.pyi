@@ -4,7 +4,10 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 (the operations are bound to the class where each is declared, in ``nbgrad/ops/``).
 """
 
+IN_CUSTOM_FUNCTION: str
+MULTI_OUTPUT_NODE: str
 NON_LEAF_GRAD_WARNING: str
+NO_GRAD_MODE: str
 ONLY_FLOAT_GRAD: str
 SCALAR_OF_GRAD_WARNING: str
 

@@ -254,6 +254,7 @@ class ModifiedViewBackward(Node):
     def __init__(self, view):
         super().__init__()
         self.num_outputs = view._output_nr + 1  # the view stays output ``_output_nr``
+        self._dtype = view._data.dtype  # ``attach`` sets it on other nodes; this one is set directly
         self.previous = view._grad_fn
         self.refusal = view_rebase_message(view, indirect=True)
 
