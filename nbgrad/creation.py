@@ -5,7 +5,6 @@ Every creation function takes PyTorch's keywords ``dtype=``, ``device=`` and
 the others are built with NumPy and then moved to the device.
 """
 
-import builtins
 import math
 import warnings
 
@@ -225,12 +224,6 @@ def _warn_if_not_writable(array):
 # -- the arguments every creation function takes, checked as PyTorch's argument parser does --
 
 
-def _type_name(value):
-    """How PyTorch names the type of a wrong argument (``float``, ``numpy.dtypes.Float32DType``)."""
-    cls = type(value)
-    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-
-
 def _is_int(value):
     if isinstance(value, Tensor):  # a one-element integer tensor counts as an int
         return value._data.size == 1 and value._data.dtype.kind in "iu"
@@ -253,11 +246,11 @@ def _size(size, op="size"):
         return size  # the common case, in one pass
     if len(size) == 1 and not _is_int(size[0]):
         raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{_type_name(size[0])}")
+                        f"{dtypes.type_name(size[0])}")
     for pos, s in enumerate(size, 1):
         if not _is_int(s):
             raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {pos} "
-                            f'with error "type must be tuple of ints,but got {_type_name(s)}"')
+                            f'with error "type must be tuple of ints,but got {dtypes.type_name(s)}"')
     return _nonnegative(tuple(_size_value(s, op, pos) for pos, s in enumerate(size, 1)), op)
 
 
@@ -265,11 +258,11 @@ def _size_sequence(size, op, position=1):
     """The shape given as one sequence (``full((2, 3), 1.0)``), checked."""
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"{op}(): argument 'size' (position {position}) must be tuple of ints, "
-                        f"not {_type_name(size)}")
+                        f"not {dtypes.type_name(size)}")
     for pos, s in enumerate(size):
         if not _is_int(s):
             raise TypeError(f"{op}(): argument 'size' (position {position}) must be tuple of "
-                            f"ints, but found element of type {_type_name(s)} at pos {pos}")
+                            f"ints, but found element of type {dtypes.type_name(s)} at pos {pos}")
     return _nonnegative(tuple(_size_value(s, op, pos) for pos, s in enumerate(size, 1)), op)
 
 
@@ -301,30 +294,15 @@ def _allocate(make, shape, np_dtype):
                            f"{nbytes} bytes.") from None
 
 
-_PYTHON_DTYPES = ((builtins.float, dtypes.float64), (builtins.int, dtypes.int64),
-                  (builtins.bool, dtypes.bool))
-
-
-def _dtype_arg(dtype, op):
-    """The ``dtype=`` of ``op``: an nbgrad dtype, or Python's ``float``, ``int``, ``bool``,
-    which PyTorch reads as float64, int64 and bool."""
-    if dtype is None or type(dtype) is dtypes.dtype:
-        return dtype
-    for python, meant in _PYTHON_DTYPES:
-        if dtype is python:
-            return meant
-    raise TypeError(f"{op}(): argument 'dtype' must be nbgrad.dtype, not {_type_name(dtype)}")
-
-
 def _keywords(op, dtype, device, requires_grad):
     """Check ``dtype=``, ``device=`` and ``requires_grad=`` of ``op``; the dtype, resolved."""
     if not isinstance(device, (str, backend.device, type(None))):
         raise TypeError(f"{op}(): argument 'device' must be nbgrad.device, not "
-                        f"{_type_name(device)}")
+                        f"{dtypes.type_name(device)}")
     if not isinstance(requires_grad, bool):
         raise TypeError(f"{op}(): argument 'requires_grad' must be bool, not "
-                        f"{_type_name(requires_grad)}")
-    return _dtype_arg(dtype, op)
+                        f"{dtypes.type_name(requires_grad)}")
+    return dtypes.dtype_argument(dtype, op)
 
 
 def _default(dtype):
@@ -378,7 +356,7 @@ def _number(value, op, name, position):
         return value._data.item()
     if not isinstance(value, _NUMBERS):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Number, not "
-                        f"{_type_name(value)}")
+                        f"{dtypes.type_name(value)}")
     return value
 
 
@@ -425,7 +403,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     end = _number(end, "linspace", "end", 2)
     if not _is_int(steps):
         raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not "
-                        f"{_type_name(steps)}")
+                        f"{dtypes.type_name(steps)}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = _default(_keywords("linspace", dtype, device, requires_grad))
@@ -437,7 +415,7 @@ def _count(value, op, name, position):
     """An argument such as ``eye``'s ``n``: a non-negative int."""
     if not _is_int(value):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be int, not "
-                        f"{_type_name(value)}")
+                        f"{dtypes.type_name(value)}")
     if value < 0:
         raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     return int(value)

@@ -75,22 +75,30 @@ def from_numpy_dtype(np_dtype):
         ) from None
 
 
-def to_numpy_dtype(d):
-    """Accepts an nbgrad dtype (or, for convenience, a NumPy dtype or Python type)."""
+def type_name(value):
+    """How PyTorch names the type of a wrong argument (``float``, ``numpy.dtypes.Float32DType``)."""
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def dtype_argument(d, op):
+    """The nbgrad dtype that the ``dtype=`` argument ``d`` of ``op`` names: an nbgrad dtype,
+    or Python's ``float``, ``int`` or ``bool``, which PyTorch reads as float64, int64 and
+    bool. Anything else (``'float32'``, ``np.float32``) is PyTorch's TypeError."""
+    if d is None or type(d) is dtype:
+        return d
+    for python, meant in ((builtins.float, float64), (builtins.int, int64), (builtins.bool, bool)):
+        if d is python:
+            return meant
+    raise TypeError(f"{op}(): argument 'dtype' must be nbgrad.dtype, not {type_name(d)}")
+
+
+def to_numpy_dtype(d, op="dtype"):
+    """The NumPy dtype of the ``dtype=`` argument ``d`` of ``op`` (``dtype_argument``)."""
     if type(d) is dtype:
         return d.numpy
-    if d is None:
-        return None
-    if d is builtins.float:  # PyTorch reads Python's float as float64, whatever the default
-        return np.dtype(np.float64)
-    if d is builtins.int:
-        return np.dtype(np.int64)
-    if d is builtins.bool:
-        return np.dtype(np.bool_)
-    try:
-        return from_numpy_dtype(np.dtype(d)).numpy
-    except TypeError as e:
-        raise TypeError(f"dtype must be an nbgrad dtype such as nbgrad.float32, got {d!r}") from e
+    d = dtype_argument(d, op)
+    return None if d is None else d.numpy
 
 
 def _category(np_dtype):

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import dtypes
 from .creation import (_allocate, _default, _finish, _is_int, _keywords, _like, _size,
-                       _size_sequence, _type_name)
+                       _size_sequence)
 
 _generator = np.random.default_rng(0)
 
@@ -90,7 +90,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False):
 def randperm(n, *, dtype=None, device=None, requires_grad=False):
     """A random permutation of ``0 .. n-1`` (int64 by default)."""
     if not _is_int(n):
-        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {_type_name(n)}")
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {dtypes.type_name(n)}")
     dtype = _keywords("randperm", dtype, device, requires_grad)
     (n,) = _size((n,), "randperm")
     return _finish(_generator.permutation(n).astype(np.int64),

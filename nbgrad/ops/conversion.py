@@ -26,8 +26,8 @@ def _parse(args, kwargs):
     for arg in args:
         if isinstance(arg, Tensor):
             device, dtype = arg.device, arg.dtype
-        elif isinstance(arg, dtypes.dtype):
-            dtype = arg
+        elif isinstance(arg, dtypes.dtype) or arg in (float, int, bool):  # float: float64
+            dtype = dtypes.dtype_argument(arg, "to")
         elif isinstance(arg, (str, backend.device)):
             device = arg
         elif isinstance(arg, int) and not isinstance(arg, bool):
@@ -46,7 +46,7 @@ def to(input, *args, **kwargs):
     device, dtype, copy = _parse(args, dict(kwargs))
     x = input
     data = x._data
-    target_dtype = data.dtype if dtype is None else dtypes.to_numpy_dtype(dtype)
+    target_dtype = data.dtype if dtype is None else dtypes.to_numpy_dtype(dtype, "to")
     target_device = x.device if device is None else backend.device(device)
     if target_dtype == data.dtype and target_device == x.device and not copy:
         return x

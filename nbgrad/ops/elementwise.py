@@ -126,7 +126,7 @@ def to_input(grad, meta):
     if grad._data.shape != shape:
         grad = grad.sum_to_size(shape)
     if grad._data.dtype != dtype:
-        grad = grad.to(dtype=dtype)
+        grad = grad.to(dtype=dtypes.from_numpy_dtype(dtype))
     return grad
 
 

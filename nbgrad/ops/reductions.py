@@ -78,7 +78,7 @@ class SumBackward1(Node):
 
 def _sum_dtype(data, dtype):
     if dtype is not None:
-        return dtypes.to_numpy_dtype(dtype)
+        return dtypes.to_numpy_dtype(dtype, "sum")
     return np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
 
 
@@ -142,7 +142,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch)."""
     x = tensor_operand(input, "mean")
     _require_float("mean", x, dtype)
-    data = x._data if dtype is None else x._data.astype(dtypes.to_numpy_dtype(dtype))
+    data = x._data if dtype is None else x._data.astype(dtypes.to_numpy_dtype(dtype, "mean"))
     axes = normalize_dims(dim, data.ndim)
     count = math.prod(data.shape[a] for a in axes)
     out = Tensor._make(_mean_array(data, _axis(axes, data.ndim), keepdim, count))

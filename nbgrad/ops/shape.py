@@ -361,7 +361,7 @@ class CatBackward0(Node):
 
 
 def _cast(grad, dtype):
-    return grad if grad._data.dtype == dtype else grad.to(dtype=dtype)
+    return grad if grad._data.dtype == dtype else grad.to(dtype=dtypes.from_numpy_dtype(dtype))
 
 
 def _skipped(array):
