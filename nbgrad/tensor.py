@@ -200,6 +200,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None and value:  # even True: the attribute is a leaf's to set
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables.\n"
@@ -209,8 +211,15 @@ class Tensor:
             raise RuntimeError(ONLY_FLOAT_GRAD.replace("Only", "only"))
         self.requires_grad_(value)
 
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("requires_grad must be a bool")
+
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` of a leaf, in place, and return the tensor (chapter 02)."""
+        if type(requires_grad) is not bool:
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {dtypes.type_name(requires_grad)}")
         if self._grad_fn is not None:
             if requires_grad:
                 return self

@@ -185,6 +185,10 @@ PROTOCOL = [
     Row("iter() of a 0-d tensor", lambda M: iter(M.tensor(1.0))),
     Row("numpy() of a tensor requiring grad", lambda M: leaf(M).numpy()),
     Row("an index of floats", lambda M: [1, 2][M.tensor(1.0)]),
+    Row("x.requires_grad = 1", lambda M: assign(leaf(M), "requires_grad", 1)),
+    Row("x.requires_grad = None", lambda M: assign(x(M), "requires_grad", None)),
+    Row("del x.requires_grad", lambda M: delete(leaf(M), "requires_grad")),
+    Row("x.requires_grad_(1)", lambda M: x(M).requires_grad_(1)),
 ]
 
 LAYERS = [
@@ -220,6 +224,9 @@ OPERATIONS = [  # the tensor arguments of operations, and their dim/size/dtype a
     Row("x.sum(dtype='float32')", lambda M: x(M).sum(dtype="float32"), key=""),
     Row("x.mean(dtype=np.float32)", lambda M: x(M).mean(dtype=np.float32), key=""),
     Row("x.unsqueeze(5)", lambda M: x(M).unsqueeze(5)),
+    Row("x.expand(3) of a 2-d x", lambda M: x(M).expand(3)),
+    Row("x.double().expand(3) of a 2-d x", lambda M: x(M).double().expand(3)),
+    Row("where of a float condition", lambda M: M.where(x(M), x(M), x(M))),
     Row("x.transpose(0, 2)", lambda M: x(M).transpose(0, 2)),
     Row("x.view(4)", lambda M: x(M).view(4)),
     Row("x.view('a')", lambda M: x(M).view("a"), key=""),

@@ -204,7 +204,8 @@ def where(condition, input, other):
     """``input`` where ``condition`` holds, else ``other`` (tensors or numbers, broadcast)."""
     c = tensor_operand(condition, "where", 1, "condition")
     if c._data.dtype.kind != "b":
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {c.dtype.name.capitalize()}")
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with "
+                           f"dtype {dtypes.scalar_type_name(c._data.dtype)}")
     a = operand(input, "where", 2, "input")
     b = operand(other, "where", 3, "other")
     same_device(c, a, b)

@@ -283,9 +283,9 @@ def expand(input, *sizes):
     shape = x._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shape)}}}, size=[{', '.join(map(str, sizes))}]): "
-            "the number of sizes provided must be greater or equal to the number of dimensions "
-            "in the tensor"
+            f"expand({x.type()}{{{list(shape)}}}, size=[{', '.join(map(str, sizes))}]): the "
+            f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({len(shape)})"
         )
     lead = len(sizes) - len(shape)
     target = []
