@@ -554,3 +554,23 @@ def test_stack_of_zero_dim_tensors():
         return out, grad_of(a), grad_of(b)
 
     check(program)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.5, float("inf")])
+@pytest.mark.parametrize("dtype_in,dtype", [("float16", "float32"), ("float32", "float64"),
+                                            ("float32", "float32"), ("float64", "float64")])
+def test_norm_computes_in_the_dtype_asked_for(p, dtype_in, dtype):
+    """``norm(dtype=...)`` computes in (and returns) that dtype; the input's gradient keeps
+    the input's dtype."""
+    def program(M):
+        x = M.tensor([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]], dtype=getattr(M, dtype_in),
+                     requires_grad=True)
+        y = x.norm(p, dim=1, dtype=getattr(M, dtype))
+        y.sum().backward()
+        return y, x.grad
+    check(program, rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("dtype_in,dtype", [("float64", "float32"), ("float32", "float16")])
+def test_norm_refuses_a_narrower_dtype(dtype_in, dtype):
+    check_error(lambda M: M.ones(3, dtype=getattr(M, dtype_in)).norm(dtype=getattr(M, dtype)))

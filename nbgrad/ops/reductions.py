@@ -508,7 +508,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.\n"
                            "nbgrad hint: nbgrad computes vector norms only: p is a number or 'fro'.")
-    data = x._data
+    data = x._data if dtype is None else x._data.astype(_norm_dtype(x._data.dtype, dtype))
     axes = normalize_dims(dim, data.ndim)
     _check_norm_identity(p, data, dim)
     out = Tensor._make(_vector_norm(data, p, axes, keepdim).astype(data.dtype, copy=False))
@@ -516,6 +516,17 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         record(LinalgVectorNormBackward0, out, (x,), saved=(x, OUTPUT), ord=p, axes=axes,
                keepdim=keepdim)
     return out
+
+
+def _norm_dtype(input_dtype, dtype):
+    """The NumPy dtype ``norm(dtype=...)`` computes in: one the input widens to."""
+    wanted = dtypes.to_numpy_dtype(dtype, "norm")
+    if wanted.kind != "f" or wanted.itemsize < input_dtype.itemsize:
+        raise RuntimeError(
+            f"linalg.vector_norm: the dtype of the input ({dtypes.scalar_type_name(input_dtype)}) "
+            "should be convertible without narrowing to the specified dtype "
+            f"({dtypes.scalar_type_name(wanted)})")
+    return wanted
 
 
 def peak(data, axis):
