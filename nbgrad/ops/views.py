@@ -11,8 +11,9 @@ and nothing is ever replayed view by view.
 A view also remembers how it was made (PyTorch's ``CreationMeta``): under ``no_grad``, as
 one output of a multi-output view operation (``unbind``), or inside a custom
 ``Function`` (``Tensor._creation_meta``; a later non-default one wins over its input's,
-as in PyTorch's propagate_creation_meta). Such a view may not be changed in place while autograd records, nor used
-once its base was changed in place (``inplace.check_leaf``, ``inplace.rebase_views``).
+as in PyTorch's propagate_creation_meta). Such a view may not be changed in place while
+autograd records, nor used once its base was changed in place (``inplace.check_leaf``,
+``inplace.rebase_views``).
 The view operations themselves (``view``, ``transpose``, indexing, ...) are in
 ``shape.py`` and ``indexing.py``.
 """
