@@ -234,7 +234,7 @@ class Tensor:
                 "only Tensors of floating point dtype can require gradients"
                 f"\nnbgrad hint: this tensor is {self.dtype}; use .float() first."
             )
-        self._requires_grad = bool(requires_grad)
+        self._requires_grad = requires_grad
         self._views_follow()
         return self
 
