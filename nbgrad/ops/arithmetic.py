@@ -277,13 +277,14 @@ class RemainderBackward1(Node):
     """tensor % tensor: ``x - y * floor(x / y)``, so ``d/dy = -floor(x / y)``."""
 
     __slots__ = ("metas",)
+    rounding_mode = "floor"  # how the quotient the remainder leaves is rounded
 
     def apply(self, grad):
         x, y = self.saved_values
         x_fn, y_fn = self._next_nodes
         return (None if x_fn is None else to_input(grad, self.metas[0]),
-                None if y_fn is None else to_input(-grad * x.div(y, rounding_mode="floor"),
-                                                   self.metas[1]))
+                None if y_fn is None else to_input(
+                    -grad * x.div(y, rounding_mode=self.rounding_mode), self.metas[1]))
 
 
 def _remainder(x, y):
@@ -311,26 +312,17 @@ def remainder(input, other):
     return out
 
 
-class FmodBackward0(Node):
+class FmodBackward0(RemainderBackward0):
     """fmod(tensor, number): the remainder moves with the tensor."""
 
     __slots__ = ()
 
-    def apply(self, grad):
-        return (grad,)
 
-
-class FmodBackward1(Node):
+class FmodBackward1(RemainderBackward1):
     """fmod(tensor, tensor): ``x - y * trunc(x / y)``, so ``d/dy = -trunc(x / y)``."""
 
-    __slots__ = ("metas",)
-
-    def apply(self, grad):
-        x, y = self.saved_values
-        x_fn, y_fn = self._next_nodes
-        return (None if x_fn is None else to_input(grad, self.metas[0]),
-                None if y_fn is None else to_input(-grad * x.div(y, rounding_mode="trunc"),
-                                                   self.metas[1]))
+    __slots__ = ()
+    rounding_mode = "trunc"
 
 
 def _fmod(x, y):
