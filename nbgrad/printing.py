@@ -173,8 +173,13 @@ def tensor_repr(tensor):
         if not default:
             suffixes.append(f"dtype={dtype!r}")
         text = array_str(values, indent)
-    if tensor._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(tensor._grad_fn).__name__}>")
-    elif tensor._requires_grad:
-        suffixes.append("requires_grad=True")
+    try:
+        grad_fn = tensor.grad_fn
+    except RuntimeError:  # a view that may no longer be used (ops/inplace.py): PyTorch's word
+        suffixes.append("grad_fn=<Invalid>")
+    else:
+        if grad_fn is not None:
+            suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
+        elif tensor._requires_grad:
+            suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + text, suffixes, indent)

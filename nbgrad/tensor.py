@@ -13,8 +13,11 @@ A tensor holds
   tensors never need one, and fewer objects per operation is less work for Python's
   garbage collector;
 * ``_base``: for a view, the tensor whose storage it looks into (never itself a view),
-  ``_creation_meta``: how the view was made, if not plainly (``ops/views.py``); and for a
-  base, ``_views``: weak references to its live views.
+  ``_creation_meta``: how the view was made, if not plainly (``ops/views.py``), and
+  ``_grad_fn_version``: the version at which the view got its ``grad_fn``; once the base
+  is changed in place the versions differ, and reading ``grad_fn`` makes a new one
+  (``ops/inplace.py``). For a base, ``_views``: weak references to its live views that
+  are outside any graph, whose ``requires_grad`` follows the base's.
 
 Every field is set when the tensor is made (``_make``), most of them to ``None`` or
 ``False``: reading an unset slot raises and catches an ``AttributeError``, which costs far
@@ -75,7 +78,7 @@ class Tensor:
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_grad",
         "_hooks", "_post_accumulate_hooks", "_accumulator", "_retains_grad",
-        "_views", "_creation_meta", "__weakref__",
+        "_views", "_creation_meta", "_grad_fn_version", "__weakref__",
         "__dict__",  # attributes of the user's own (x.foo = 1), as in PyTorch: made when first set
     )
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operator
@@ -90,7 +93,7 @@ class Tensor:
         t._requires_grad = t._retains_grad = False
         t._grad_fn = t._base = t._grad = t._hooks = t._post_accumulate_hooks = None
         t._accumulator = t._views = t._creation_meta = None
-        t._output_nr = 0
+        t._output_nr = t._grad_fn_version = 0
         t._vc = vc
         return t
 
@@ -202,7 +205,7 @@ class Tensor:
     def requires_grad(self, value):
         if type(value) is not bool:
             raise RuntimeError("requires_grad must be a bool")
-        if self._grad_fn is not None and value:  # even True: the attribute is a leaf's to set
+        if self.grad_fn is not None and value:  # even True: the attribute is a leaf's to set
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables.\n"
                 "nbgrad hint: chapter 02 (requires_grad) explains leaves and non-leaves."
@@ -220,7 +223,7 @@ class Tensor:
         if type(requires_grad) is not bool:
             raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {dtypes.type_name(requires_grad)}")
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             if requires_grad:
                 return self
             raise RuntimeError(
@@ -240,7 +243,7 @@ class Tensor:
 
     def _views_follow(self):
         """A view outside any graph requires grad exactly when its base does (PyTorch), so
-        the live views follow a change of the base's flag."""
+        those views follow a change of the base's flag."""
         for ref in tuple(self._views or ()):
             view = ref()
             if view is not None and view._grad_fn is None:
@@ -249,15 +252,14 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that produced this tensor, or ``None`` for a leaf (chapter 00)."""
-        refusal = getattr(self._grad_fn, "refusal", None)
-        if refusal is not None:  # a view that may no longer be used (``ops/inplace.py``)
-            raise RuntimeError(refusal)
+        if self._base is not None and self._vc[0] != self._grad_fn_version:
+            self._regenerate_grad_fn()  # a view whose base was changed in place since
         return self._grad_fn
 
     @property
     def is_leaf(self):
         """Whether this tensor was not computed by a recorded operation (chapter 02)."""
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def retains_grad(self):
@@ -269,7 +271,7 @@ class Tensor:
         """The gradient accumulated by backward; ``None`` before it, and for non-leaves that do
         not retain it (chapter 03)."""
         # As PyTorch: only while there is no gradient (backward(inputs=[y]) gives y one).
-        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -316,26 +318,28 @@ class Tensor:
         """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
+        fn = self.grad_fn
+        if fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        hooks = self._grad_fn._node_hooks()
+        hooks = fn._node_hooks()
         hooks.retains_grad[self._output_nr] = weakref.ref(self)
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is None:
+        fn = self.grad_fn
+        if fn is None:
             if self._hooks is None:
                 self._hooks = {}
             return add_hook(self._hooks, hook)
-        hooks = self._grad_fn._node_hooks().tensor_pre.setdefault(self._output_nr, {})
+        hooks = fn._node_hooks().tensor_pre.setdefault(self._output_nr, {})
         return add_hook(hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
@@ -383,6 +387,7 @@ class Tensor:
             )
         self._grad_fn = None
         self._requires_grad = False
+        self._views_follow()
         return self
 
     # -- conversions ------------------------------------------------------------------
@@ -515,7 +520,7 @@ class Tensor:
         user's own attributes (deep-copied)."""
         if id(self) in memo:
             return memo[id(self)]
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
                 "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "

@@ -9,8 +9,11 @@ random chains of them:
 * every view operation returns a view, even when the shape does not change (and those
   that PyTorch answers with the tensor itself, such as ``flatten(0, 0)``, do the same);
 * a view of a view has the first base as its ``_base``; an in-place change through any
-  chain of views reaches the base's gradient (``CopySlices``), the base's other views are
-  rebuilt on it (``AsStridedBackward0``), and a retained gradient follows its view there;
+  chain of views reaches the base's gradient (``CopySlices``), and a retained gradient
+  follows its view there;
+* once its base changed in place, by any route (recorded or not, through another view, a
+  ``detach()``ed alias or an optimizer step), a view gets a new ``grad_fn`` from the base
+  (``AsStridedBackward0``) when next read, and joins the graph if the base now does;
 * PyTorch's memory-overlap rules for the written-to tensor;
 * custom Functions: ``mark_dirty`` on a view of an input rewrites its base; a view a
   Function returns may not be changed in place.
@@ -113,15 +116,17 @@ def test_a_view_of_a_no_grad_view_is_named_in_the_error(name):
 @pytest.mark.parametrize("grad_mode", [True, False], ids=["changed_with_grad", "changed_under_no_grad"])
 @pytest.mark.parametrize("name", sorted(set(VIEWS) - REPEATS))
 def test_a_no_grad_view_cannot_be_used_after_its_base_changed_in_place(name, grad_mode):
-    def program(M):
+    def changed(M):
         b = BASES["non_leaf"](M)
         with M.no_grad():
             v = VIEWS[name](b)
         with M.set_grad_enabled(grad_mode):
             b.mul_(2)
-        (v * 2).sum().backward()  # PyTorch refuses at v * 2, nbgrad at backward
+        return v
 
-    check_error(program)
+    check_error(lambda M: changed(M) * 2)  # refused at the first use, not at backward
+    check_error(lambda M: changed(M).is_leaf)
+    check(lambda M: (repr(changed(M)), changed(M).requires_grad))  # grad_fn=<Invalid>
 
 
 @pytest.mark.parametrize("name", VIEWS)
@@ -251,6 +256,19 @@ def test_other_views_are_rebuilt_after_an_in_place_change(name):
     check(program)
 
 
+@pytest.mark.parametrize("changed", ["base", "view"])
+@pytest.mark.parametrize("name", sorted(set(VIEWS) - REPEATS))
+def test_a_saved_view_changed_in_place_is_named_by_its_new_grad_fn(name, changed):
+    def program(M):
+        y = BASES["leaf"](M) * 1
+        v = VIEWS[name](y)
+        w = v * v  # saves v
+        (y if changed == "base" else v).add_(1)
+        w.sum().backward()
+
+    check_error(program)  # "... which is output 0 of AsStrided, is at version 1 ..."
+
+
 @pytest.mark.parametrize("name", sorted(set(VIEWS) - REPEATS))
 def test_second_order_gradients_through_an_in_place_change_of_a_view(name):
     def program(M):
@@ -322,6 +340,55 @@ def test_an_in_place_change_at_the_end_of_a_random_chain_of_views(seed):
         (y * weights).sum().backward()
         return y, v, grad_of(x), grad_of(w), v._base is y, type(y.grad_fn).__name__, \
             type(v.grad_fn).__name__
+
+    check(program)
+
+
+def _under_no_grad(M, base, w):
+    with M.no_grad():
+        base.mul_(2)
+
+
+def _optimizer_step(M, base, w):
+    base.grad = M.ones_like(base)
+    M.optim.SGD([base], lr=0.1).step()
+
+
+CHANGE_ROUTES = {
+    "recorded_on_base": lambda M, base, w: base.mul_(w),
+    "recorded_on_other_view": lambda M, base, w: base.view(-1)[:2].add_(w),
+    "base_under_no_grad": _under_no_grad,
+    "detached_alias": lambda M, base, w: base.detach().add_(1),
+    "optimizer_step": _optimizer_step,
+}
+BASE_KINDS = {
+    "leaf": lambda M, rng: leaf(M, rng.standard_normal((3, 4)).tolist()),
+    "non_leaf": lambda M, rng: leaf(M, rng.standard_normal((3, 4)).tolist()) * 2,
+    "no_grad": lambda M, rng: M.tensor(rng.standard_normal((3, 4)).tolist()),
+}
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_views_follow_their_base_after_it_changed_in_place_by_any_route(seed):
+    def program(M):
+        rng = np.random.default_rng(seed)
+        kind = list(BASE_KINDS)[seed % len(BASE_KINDS)]
+        route = list(CHANGE_ROUTES)[seed // len(BASE_KINDS) % len(CHANGE_ROUTES)]
+        base = BASE_KINDS[kind](M, rng)
+        v = base
+        for _ in range(int(rng.integers(1, 5))):
+            v = random_view(M, v, rng)
+        before = type(v.grad_fn).__name__
+        w = leaf(M, [0.5])
+        try:
+            CHANGE_ROUTES[route](M, base, w)
+        except (RuntimeError, ValueError) as error:  # a leaf changed in place, a non-leaf
+            return "refused", str(error).splitlines()[0]  # given to an optimizer: as PyTorch
+        out = (v * M.tensor(rng.standard_normal(tuple(v.shape)).tolist())).sum()
+        if out.requires_grad:
+            out.backward()
+        return (before, type(v.grad_fn).__name__, v.requires_grad, v.is_leaf, v,
+                grad_of(w), grad_of(base) if base.is_leaf else None, route, kind)
 
     check(program)
 

@@ -43,16 +43,16 @@ def next_edges(inputs):
     and which output of each node the input is (two flat tuples)."""
     nodes, output_nrs = [], []
     for t in inputs:
-        if not isinstance(t, Tensor):  # a number: no gradient goes back to it
-            fn, output_nr = NO_EDGE
-        elif t._grad_fn is not None:  # computed: to the node that computed it
-            fn, output_nr = t._grad_fn, t._output_nr
-        elif t._requires_grad and (t._base is None or not t._base._requires_grad):
-            # a leaf that requires grad: to its accumulator (a view made under no_grad
-            # requires grad only because its base does, and has none, as in PyTorch)
-            fn, output_nr = grad_accumulator(t), 0
-        else:  # a leaf that needs no gradient: nowhere
-            fn, output_nr = NO_EDGE
+        fn, output_nr = NO_EDGE  # a number, or a leaf that needs no gradient: nowhere
+        if isinstance(t, Tensor):
+            if t._base is not None and t._vc[0] != t._grad_fn_version:
+                t._regenerate_grad_fn()  # a view whose base was changed in place since
+            if t._grad_fn is not None:  # computed: to the node that computed it
+                fn, output_nr = t._grad_fn, t._output_nr
+            elif t._requires_grad and (t._base is None or not t._base._requires_grad):
+                # a leaf that requires grad: to its accumulator (a view made under no_grad
+                # requires grad only because its base does, and has none, as in PyTorch)
+                fn, output_nr = grad_accumulator(t), 0
         nodes.append(fn)
         output_nrs.append(output_nr)
     output_nrs = tuple(output_nrs)

@@ -217,7 +217,7 @@ class SavedTensor:
     def unpack(self, node):
         tensor = self.tensor
         if tensor._version != self.version:
-            fn = tensor._grad_fn
+            fn = tensor.grad_fn  # a view's, regenerated after the change as PyTorch names it
             output_nr = 0 if fn is None else tensor._output_nr
             raise RuntimeError(_modified_message(tensor, fn, output_nr, self.version))
         return tensor

@@ -10,9 +10,11 @@
 3. **The graph is rewritten.** ``t`` now holds ``op(old t)``: its ``grad_fn`` becomes the
    node of that operation. If ``t`` is a view, its *base* changed too: the base's new
    ``grad_fn`` is a ``CopySlices`` node that routes the gradient of the changed region
-   through the operation and the rest straight through, and every live view of the base
-   gets its ``grad_fn`` rebuilt from the base (an ``AsStridedBackward0``: where the view
-   lies in the base, ``views.Geometry``).
+   through the operation and the rest straight through. Every other view of the base
+   notices the change the next time its ``grad_fn`` is read (the version counter it shares
+   has moved on since the view got it) and gets a new one from the base then: an
+   ``AsStridedBackward0``, where the view lies in the base (``views.Geometry``). PyTorch
+   does the same, lazily: a base keeps no list of its views to update.
 
 Each in-place method is the out-of-place function applied to a snapshot of ``t`` (a
 copy that keeps ``t``'s place in the graph), followed by writing the result into ``t``.
@@ -80,8 +82,6 @@ def view_rebase_message(view, indirect):
     changed in place, or (``indirect``) used after its base was."""
     modified = "its base or another view of its base has been" if indirect else "is being"
     fn = view._grad_fn
-    if isinstance(fn, ModifiedViewBackward):
-        fn = fn.previous
     creation = view._creation_meta
     if creation is NO_GRAD_MODE or fn is None:
         what = (f"Output {view._output_nr} of {_node_name(fn)} is a view of a view which was "
@@ -108,14 +108,12 @@ def apply_inplace(t, op, *args, **kwargs):
         with no_grad():
             result = op(t, *args, **kwargs)
         _write(t, result._data)
-        base = t._base if t._base is not None else t
-        if base._views:
-            rebase_views(base, recorded=False)
         return t
     snapshot = Tensor._make(t._data.copy())
     snapshot._requires_grad = t._requires_grad
-    if t._grad_fn is not None:
-        attach(snapshot, t._grad_fn, t._output_nr)
+    fn = t.grad_fn  # up to date: a view's, from its base's current grad_fn
+    if fn is not None:
+        attach(snapshot, fn, t._output_nr)
     result = op(snapshot, *args, **kwargs)
     _write(t, result._data)
     node = result._grad_fn
@@ -129,17 +127,16 @@ def apply_inplace(t, op, *args, **kwargs):
 def rebase_history(t, node, output_nr=0):
     """``t`` was changed in place and now holds output ``output_nr`` of ``node``. If ``t`` is
     a view, its base holds it (``node`` has one output): the base's ``grad_fn`` becomes a
-    ``CopySlices``. Either way, the live views of the base are rebuilt on its new
-    ``grad_fn`` (PyTorch's rebase_history; ``Function.apply`` calls it for the tensors
-    that ``mark_dirty`` names)."""
+    ``CopySlices``. The base's views follow when next used (``regenerate_grad_fn``).
+    PyTorch's rebase_history; ``Function.apply`` calls it for the tensors that
+    ``mark_dirty`` names."""
     base = t._base
     if base is None:
         _become_output(t, node, output_nr)
         base = t
     else:
         _become_output(base, CopySlices.wrap(base, t, node))
-    if base._views:
-        rebase_views(base, recorded=True)
+    base._views_follow()  # the base may require grad now, and so its views outside the graph
 
 
 def check_overlap(t, operands):
@@ -228,38 +225,22 @@ def _become_output(t, node, output_nr=0):
             node._node_hooks().retains_grad[output_nr] = ref
 
 
-def rebase_views(base, recorded):
-    """After an in-place change of ``base`` or of one of its views: each live view gets a
-    fresh ``grad_fn`` from the base (when the change was recorded), and a view made in a
-    special way (``views.py``) that is in a graph can no longer be used in one."""
-    for ref in list(base._views):
-        view = ref()
-        if view is None:
-            continue
-        if view._creation_meta is not None:
-            if view._grad_fn is not None or base._requires_grad:
-                view._grad_fn = ModifiedViewBackward(view)
-        elif recorded:
-            node = rebuilt_view_node(view, base)
-            if node is not None:
-                _become_output(view, node)
-
-
-class ModifiedViewBackward(Node):
-    """The ``grad_fn`` of a view made in a special way whose base was then changed in place:
-    using it raises PyTorch's error (reading ``grad_fn``, or backward through it)."""
-
-    __slots__ = ("previous", "refusal", "num_outputs")
-
-    def __init__(self, view):
-        super().__init__()
-        self.num_outputs = view._output_nr + 1  # the view stays output ``_output_nr``
-        self._dtype = view._data.dtype  # ``attach`` sets it on other nodes; this one is set directly
-        self.previous = view._grad_fn
-        self.refusal = view_rebase_message(view, indirect=True)
-
-    def apply(self, *grads):
-        raise RuntimeError(self.refusal)
+def regenerate_grad_fn(view):
+    """``view``'s base, or another view of it, was changed in place after ``view`` got its
+    ``grad_fn`` (the version counter they share has moved on): the view's elements now come
+    from the base's current ``grad_fn``, through a new ``AsStridedBackward0``. A view made
+    in a special way (``views.py``) refuses instead. PyTorch's VariableHooks::grad_fn,
+    which runs whenever a view's ``grad_fn`` is read (here: ``Tensor.grad_fn`` and
+    ``graph.next_edges``) and the version differs."""
+    base = view._base
+    if view._grad_fn is None and not base._requires_grad:
+        return  # outside any graph: nothing comes from the base's grad_fn (yet)
+    if view._creation_meta is not None:
+        raise RuntimeError(view_rebase_message(view, indirect=True))
+    node = rebuilt_view_node(view, base)
+    if node is not None:
+        _become_output(view, node)
+    view._grad_fn_version = view._vc[0]
 
 
 class CopySlices(Node):
@@ -304,6 +285,8 @@ class CopySlices(Node):
 
 
 # ``Function.apply`` (``autograd/function.py``, a layer below this one) treats the tensors
-# that ``mark_dirty`` names as changed in place, with these two.
+# that ``mark_dirty`` names as changed in place, with the first two; reading a view's
+# ``grad_fn`` (``tensor.py``, ``autograd/graph.py``) brings it up to date with the third.
 bind("_check_inplace", check_leaf)
 bind("_rebase_history", rebase_history)
+bind("_regenerate_grad_fn", regenerate_grad_fn)

@@ -13,7 +13,7 @@ one output of a multi-output view operation (``unbind``), or inside a custom
 ``Function`` (``Tensor._creation_meta``; a later non-default one wins over its input's,
 as in PyTorch's propagate_creation_meta). Such a view may not be changed in place while
 autograd records, nor used once its base was changed in place (``inplace.check_leaf``,
-``inplace.rebase_views``).
+``inplace.regenerate_grad_fn``).
 The view operations themselves (``view``, ``transpose``, indexing, ...) are in
 ``shape.py`` and ``indexing.py``.
 """
@@ -36,34 +36,35 @@ def make_view(x, data, node_cls=None, creation=None, **attributes):
     operation's; ``None`` for the pieces of a multi-output view operation, which records
     one node for all of them. ``creation`` is how the view was made, if not plainly.
     """
-    out = Tensor._make(data, x._counter())
+    vc = x._counter()
+    out = Tensor._make(data, vc)
+    out._grad_fn_version = vc[0]
     base = x._base
     if base is None:
         base = x
     elif creation is None:
         creation = x._creation_meta
     out._base = base
-    recording = grad_mode.enabled
-    if recording:
-        out._creation_meta = creation
-    else:
+    if not grad_mode.enabled:
         out._creation_meta = NO_GRAD_MODE
         out._requires_grad = base._requires_grad  # a view requires grad when its base does
-    if recording or base._requires_grad:
-        # The base remembers its live views, so that an in-place change can rebuild their
-        # grad_fn. Views made under no_grad of a base that needs no gradient (backward
-        # formulas, optimizer steps) have none to rebuild. Each is a weak reference that
-        # takes itself out of the set when its view dies (a WeakSet, without the Python
-        # code around it: a layer makes a view of its weight on every call).
-        views = base._views
-        if views is None:
-            views = base._views = set()
-        views.add(weakref.ref(out, views.discard))
-    if recording and node_cls is not None and x._requires_grad:
-        node = node_cls(*next_edges((x,)))  # ``record``, for one input and no saved values
-        attach(out, node)
-        for name, value in attributes.items():
-            setattr(node, name, value)
+    else:
+        out._creation_meta = creation
+        if x._requires_grad:  # in the graph: a node of its own, or one for all the pieces
+            if node_cls is not None:
+                node = node_cls(*next_edges((x,)))  # ``record``, for one input, nothing saved
+                attach(out, node)
+                for name, value in attributes.items():
+                    setattr(node, name, value)
+            return out
+    # Outside any graph, the view's requires_grad follows its base's: the base remembers
+    # it, as a weak reference that takes itself out of the set when the view dies (a
+    # WeakSet, without the Python code around it: a layer under no_grad makes a view of its
+    # weight on every call).
+    views = base._views
+    if views is None:
+        views = base._views = set()
+    views.add(weakref.ref(out, views.discard))
     return out
 
 

@@ -102,9 +102,10 @@ def draw(*tensors, names=None, show_saved=True):
         color = "palegreen" if t.retains_grad else "lightblue"
         label = _label(t, names) + ("\\nretains grad" if t.retains_grad else "")
         lines.append(f'  {out_id} [label="{label}", shape=ellipse, style=filled, fillcolor={color}];')
-        if t._grad_fn is not None:
-            lines.append(f"  {node_id(t._grad_fn)} -> {out_id};")
-            stack.append(t._grad_fn)
+        fn = t.grad_fn
+        if fn is not None:
+            lines.append(f"  {node_id(fn)} -> {out_id};")
+            stack.append(fn)
         elif t._requires_grad:
             lines.append(f'  {out_id} [label="{label}\\nleaf, requires_grad=True"];')
     while stack:
