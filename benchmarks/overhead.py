@@ -1,20 +1,16 @@
-"""Per-operation overhead, and depth.
+"""Per-operation overhead.
 
-Overhead: 2000 small elementwise operations (alternating ``* 1.0001`` and ``+ 0.5``) on an
+2000 small elementwise operations (alternating ``* 1.0001`` and ``+ 0.5``) on an
 8-element float32 tensor, then backward; the time divided by 2000 is the cost of one
 operation, forward and backward together, when the arithmetic itself is almost free.
 Hand NumPy does the same forward and the backward arithmetic an engine must do (the
 gradient of ``* c`` is ``grad * c``; the gradient of ``+ c`` passes through unchanged).
-
-Depth: ``x = x + 1`` chained ``n`` times from a 0-d leaf, then ``backward()``: an engine
-must neither recurse nor slow down on a graph a million nodes deep.
+Deep graphs are in ``graphs.py``.
 """
-
-import gc
 
 import numpy as np
 
-from common import ng, perf_counter, torch
+from common import ng, torch
 
 N_OPS = 2000
 MUL, ADD = 1.0001, 0.5
@@ -85,60 +81,3 @@ def overhead(chains_per_repeat, repeats, interleaved):
     names = ["numpy"] + (["torch"] if torch is not None else []) + ["nbgrad"]
     medians, _ = interleaved({n: make_runner(n, chains_per_repeat) for n in names}, repeats)
     return {n: m / chains_per_repeat / N_OPS * 1e6 for n, m in medians.items()}
-
-
-# -- depth ------------------------------------------------------------------------------
-def depth_once(lib, n):
-    """(seconds for forward + backward, seconds to free the graph); checks x.grad == 1."""
-    gc.collect()
-    x = lib.zeros((), requires_grad=True)
-    t0 = perf_counter()
-    y = x
-    for _ in range(n):
-        y = y + 1
-    y.backward()
-    elapsed = perf_counter() - t0
-    if float(x.grad) != 1.0 or float(y.detach()) != float(n):
-        raise SystemExit(f"ABORT: depth {n}: {lib.__name__} gives grad {float(x.grad)}, "
-                         f"value {float(y.detach())}")
-    t0 = perf_counter()
-    del y
-    gc.collect()
-    freed = perf_counter() - t0
-    return elapsed, freed
-
-
-def view_chain_once(lib, n):
-    """(seconds, seconds to free): ``n`` chained ``view()`` calls on a non-leaf, one in-place
-    change through the last view, then backward from the base; checks the gradient."""
-    gc.collect()
-    x = lib.ones(4, requires_grad=True)
-    t0 = perf_counter()
-    y = x * 1
-    v = y
-    for i in range(n):
-        v = v.view(2, 2) if i % 2 == 0 else v.view(4)
-    v.mul_(2)
-    y.sum().backward()
-    elapsed = perf_counter() - t0
-    if x.grad.tolist() != [2.0] * 4:
-        raise SystemExit(f"ABORT: view chain {n}: {lib.__name__} gives grad {x.grad.tolist()}")
-    t0 = perf_counter()
-    del y, v
-    gc.collect()
-    freed = perf_counter() - t0
-    return elapsed, freed
-
-
-def depth(n, repeats, engines, once=depth_once):
-    """Median seconds of ``once`` for each engine (interleaved), and the median time to free
-    the graph."""
-    times = {name: [] for name in engines}
-    frees = {name: [] for name in engines}
-    for r in range(repeats):
-        for name in (list(engines)[r % len(engines):] + list(engines)[:r % len(engines)]):
-            elapsed, freed = once(engines[name], n)
-            times[name].append(elapsed)
-            frees[name].append(freed)
-    med = lambda v: float(np.median(v))
-    return {k: med(v) for k, v in times.items()}, {k: med(v) for k, v in frees.items()}

@@ -44,6 +44,7 @@ if torch is not None:
         pass
 
 import devices  # noqa: E402
+import graphs  # noqa: E402
 import memory  # noqa: E402
 import mlp  # noqa: E402
 import overhead  # noqa: E402
@@ -242,20 +243,21 @@ def main(argv=None):
     res["overhead"] = overhead.overhead(cfg["chains"], cfg["chain_repeats"], interleaved)
     progress("depth 10^5")
     engines = {"nbgrad": ng} if torch is None else {"torch": torch, "nbgrad": ng}
-    res["depth"], depth_free = overhead.depth(10**5, cfg["depth_repeats"], engines)
+    res["depth"], depth_free = graphs.timed(10**5, cfg["depth_repeats"], engines,
+                                            graphs.depth_once)
     if cfg["million"]:
         progress("depth 10^6 (nbgrad)")
         try:
-            elapsed, freed = overhead.depth_once(ng, 10**6)
+            elapsed, freed = graphs.in_own_process(graphs.depth_once, ng, 10**6)
             res["million"] = dict(time=elapsed, freed=freed, ok=True)
-        except (RecursionError, MemoryError, RuntimeError) as error:
+        except RuntimeError as error:  # the process's failure, whatever it was
             res["million"] = dict(time=float("nan"), freed=float("nan"), ok=False,
                                   error=f"{type(error).__name__}: {error}")
     res["views"] = {}
     for n in (10**4, 10**5) + ((10**6,) if cfg["million"] else ()):
         progress(f"view chain 10^{len(str(n)) - 1}")
-        res["views"][n], _ = overhead.depth(n, 1 if n == 10**6 else cfg["depth_repeats"], engines,
-                                           once=overhead.view_chain_once)
+        res["views"][n], _ = graphs.timed(n, 1 if n == 10**6 else cfg["depth_repeats"], engines,
+                                          graphs.view_chain_once)
     progress("memory of one step")
     res["memory"], memory_notes = memory.step_memory(X, y, structure)
     progress("MLP step on the CPU and the GPU")
