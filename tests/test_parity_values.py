@@ -14,7 +14,8 @@ import math
 import numpy as np
 import pytest
 
-from parity import assert_same, check, check_error, check_no_warning, check_warning, grad_of
+from parity import (assert_same, check, check_error, check_no_warning, check_warning, grad_of, leaf,
+                    outcome, torch)
 
 NAN, INF = math.nan, math.inf
 FLOATS = ("float32", "float64")
@@ -574,3 +575,36 @@ def test_norm_computes_in_the_dtype_asked_for(p, dtype_in, dtype):
 @pytest.mark.parametrize("dtype_in,dtype", [("float64", "float32"), ("float32", "float16")])
 def test_norm_refuses_a_narrower_dtype(dtype_in, dtype):
     check_error(lambda M: M.ones(3, dtype=getattr(M, dtype_in)).norm(dtype=getattr(M, dtype)))
+
+
+# -- F.linear: PyTorch's three paths ------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(40))
+def test_linear_takes_pytorchs_path_for_each_layout_and_bias(seed):
+    """PyTorch's linear: addmm for a 2-D input with a bias; the leading dimensions folded into
+    one addmm for a contiguous input with a 1-D bias (_flatten_nd_linear); matmul then add
+    otherwise. The path shows in the graph and in the errors (a 1-D weight
+    with a 1-D bias reaches addmm, which wants a matrix)."""
+    rng = np.random.default_rng(seed)
+    ndim = int(rng.integers(1, 5))
+    shape = tuple(int(n) for n in rng.integers(0 if seed % 7 == 0 else 1, 4, size=ndim))
+    features, out = shape[-1], int(rng.integers(1, 4))
+    weight_shape = (features,) if seed % 5 == 0 else (out, features)
+    bias_shape = [None, (), (out,), (1,)][seed % 4]
+    transposed = ndim >= 2 and seed % 3 == 0
+
+    def values(n, shape):
+        return np.random.default_rng(seed + n).standard_normal(shape).tolist()
+
+    def program(M):
+        x = leaf(M, values(0, shape[::-1] if transposed else shape), M.float64)
+        x_in = x.transpose(0, -1) if transposed else x  # the same shape, not contiguous
+        w = leaf(M, values(1, weight_shape), M.float64)
+        b = None if bias_shape is None else leaf(M, values(2, bias_shape), M.float64)
+        y = M.nn.functional.linear(x_in, w, b)
+        (y * y).sum().backward()
+        return y, type(y.grad_fn).__name__, grad_of(x), grad_of(w), None if b is None else grad_of(b)
+
+    if isinstance(outcome(program, torch)[1], RuntimeError):  # PyTorch refuses this one
+        check_error(program)
+    else:
+        check(program)

@@ -18,6 +18,7 @@ their backward on its own, and reading them is reading the formula:
 Inputs are checked as PyTorch checks them, with PyTorch's messages.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -159,9 +160,11 @@ def linear(input, weight, bias=None):
     tensor_operand(bias, "linear", 3, "bias")
     if input.dim() == 2:
         return addmm(bias, input, weight.t())
-    if input.dim() > 2:  # fold the leading dimensions into one batch, as PyTorch does
-        flat = input.reshape(-1, input.shape[-1])
-        return addmm(bias, flat, weight.t()).view(*input.shape[:-1], weight.shape[0])
+    if input.is_contiguous() and bias.dim() == 1:
+        # PyTorch's _flatten_nd_linear: the leading dimensions folded into one batch
+        flat = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
+        out = addmm(bias, flat, weight.t())
+        return out.view(*input.shape[:-1], out.shape[-1])
     return input.matmul(weight.t()) + bias
 
 

@@ -32,6 +32,7 @@ from ..autograd.graph import attach, edge_of, should_record
 from ..core.grad_mode import no_grad
 from ..core.node import _FREED, Node, SavedOutput
 from ..tensor import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, Tensor
+from .elementwise import NotImplementedBackward
 from .methods import bind
 from .operands import tensor_operand
 from .views import Geometry, as_strided, internal_overlap, laid_out, rebuilt_view_node
@@ -117,6 +118,8 @@ def apply_inplace(t, op, *args, **kwargs):
     result = op(snapshot, *args, **kwargs)
     _write(t, result._data)
     node = result._grad_fn
+    if type(node) is NotImplementedBackward:
+        node.op += "_"  # PyTorch names the in-place operation: aten::floor_divide_
     rebase_history(t, node)
     for saved in node._saved if isinstance(node._saved, tuple) else ():
         if type(saved) is SavedOutput:
