@@ -6,6 +6,9 @@ __all__ = ["Flatten"]
 
 
 class Flatten(Module):
+    """The layer form of ``Tensor.flatten(start_dim, end_dim)``; by default it keeps the batch
+    dimension and merges the rest."""
+
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
         self.start_dim = start_dim

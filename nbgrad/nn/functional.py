@@ -59,12 +59,16 @@ def _get_softmax_dim(name, ndim, stacklevel):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / exp(x).sum(dim)`` along ``dim``; without ``dim``, PyTorch's implicit choice
+    (with its deprecation warning). ``dtype`` casts the input first."""
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return activations.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``log(softmax(x, dim))``, computed stably as ``x - logsumexp(x, dim)``; ``dim`` and
+    ``dtype`` as for ``softmax``."""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return activations.log_softmax(input, dim, dtype)

@@ -23,6 +23,10 @@ __all__ = ["Adam", "AdamW", "adam"]
 
 
 class Adam(Optimizer):
+    """Adam (Kingma and Ba), with PyTorch's options: ``betas``, ``eps``, ``weight_decay``
+    (added to the gradient), ``amsgrad`` and ``maximize``; the update is PyTorch's
+    single-tensor one."""
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):

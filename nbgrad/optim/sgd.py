@@ -18,6 +18,9 @@ __all__ = ["SGD", "sgd"]
 
 
 class SGD(Optimizer):
+    """Stochastic gradient descent, with PyTorch's options: ``momentum`` (with ``dampening``
+    and ``nesterov``), ``weight_decay`` and ``maximize``; the update is PyTorch's (``sgd``)."""
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
         if isinstance(lr, Tensor) and lr.numel() != 1:
