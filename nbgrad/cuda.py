@@ -1,5 +1,6 @@
 """``nbgrad.cuda``: is a GPU usable here, and how many."""
 
+from . import missing as _missing
 from .backend import cuda_device_count, cuda_is_available
 
 
@@ -10,3 +11,7 @@ def is_available():
 
 def device_count():
     return cuda_device_count()
+
+
+# A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
+__getattr__ = _missing.module_getattr(__name__)

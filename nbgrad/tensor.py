@@ -35,7 +35,7 @@ from copy import deepcopy as _deepcopy
 
 import numpy as np
 
-from . import backend, dtypes, printing
+from . import backend, dtypes, missing, printing
 from .core.grad_mode import grad_mode
 from .core.node import add_hook
 from .warn import warn_once
@@ -559,6 +559,13 @@ class Tensor:
             UserWarning,
             stacklevel=2,
         )
+
+    def __getattr__(self, name):
+        """Called only when the lookup failed: says whether PyTorch's Tensor has ``name``."""
+        message = f"'{type(self).__name__}' object has no attribute '{name}'"
+        sentence = missing.not_implemented("torch.Tensor", name)
+        raise AttributeError(message if sentence is None else f"{message}: {sentence}",
+                             name=name, obj=self)
 
 
 class Parameter(Tensor):

@@ -25,7 +25,8 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 
 '''
 HIDDEN = {"__slots__", "__module__", "__doc__", "__weakref__", "__dict__", "__qualname__",
-          "__firstlineno__", "__static_attributes__", "__array_priority__"}
+          "__firstlineno__", "__static_attributes__", "__array_priority__",
+          "__getattr__"}  # it only explains a missing name: in a stub it would hide them
 
 
 def _default(value):

@@ -6,6 +6,7 @@ graph), ``functional.py`` (the entry points ``backward`` and ``grad``), ``functi
 (custom operations), ``gradcheck.py`` and ``variable.py``.
 """
 
+from .. import missing as _missing
 from .function import Function, FunctionCtx
 from .functional import backward, grad
 from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -16,3 +17,7 @@ __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "enable_grad",
     "grad", "gradcheck", "is_grad_enabled", "no_grad", "set_grad_enabled",
 ]
+
+
+# A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
+__getattr__ = _missing.module_getattr(__name__)

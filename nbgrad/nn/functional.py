@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from .. import missing as _missing
 from .. import creation, dtypes
 from ..autograd.graph import record, should_record
 from ..core.grad_mode import no_grad
@@ -578,3 +579,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = _reduce(elementwise, reduction)
     return _record_loss(BinaryCrossEntropyWithLogitsBackward0, loss, (input, target),
                         (input, target, weight, pos_weight), reduction, elementwise.numel())
+
+
+# A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
+__getattr__ = _missing.module_getattr(__name__)

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from .. import missing as _missing
 from .. import random as _random
 from ..core.grad_mode import no_grad
 from ..tensor import Tensor
@@ -138,3 +139,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+# A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
+__getattr__ = _missing.module_getattr(__name__)

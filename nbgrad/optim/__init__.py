@@ -12,8 +12,13 @@
 Reading order: ``optimizer.py`` (groups and state), ``sgd.py``, ``adam.py``.
 """
 
+from .. import missing as _missing
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+
+
+# A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
+__getattr__ = _missing.module_getattr(__name__)
