@@ -10,6 +10,8 @@ Where to read: ``tensor.py`` (what a tensor holds), ``autograd/`` (the graph and
 engine), ``ops/`` (each operation, one block with its derivative), ``nn/`` and ``optim/``.
 """
 
+from types import ModuleType as _ModuleType
+
 from . import warn
 from .warn import is_warn_always_enabled, set_warn_always
 
@@ -51,6 +53,11 @@ def numel(input):
     """The number of elements of ``input``."""
     return input.numel()
 
+
+# The functions, classes, dtypes and constants; submodules are imported by name, as in
+# PyTorch, and the modules nbgrad is built of (``ops``, ``creation``, ...) are not exports.
+__all__ = sorted(name for name, value in globals().items()
+                 if not name.startswith("_") and not isinstance(value, _ModuleType))
 
 # A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
 __getattr__ = _missing.module_getattr(__name__)

@@ -12,6 +12,21 @@ ONLY_FLOAT_GRAD: str
 SCALAR_OF_GRAD_WARNING: str
 
 
+def _cuda_index(device):
+    ...
+
+
+def _rebuild(cls, data, requires_grad, device):
+    ...
+
+
+def warn_if_scalar_of_grad(t, stacklevel=2):
+    """PyTorch's once-per-process warning when a tensor that requires grad (with grad mode
+    on) becomes a Python float: the number is cut off from the graph. ``float()`` gives it
+    (so does ``tensor([t, ...])``); ``int()``, ``bool()`` and ``.item()`` do not.
+    """
+
+
 class Tensor:
     """An array of numbers that autograd can differentiate through (the module docstring
     lists its fields). Make one with ``nbgrad.tensor(data)``, ``nbgrad.zeros(shape)``, ...;
@@ -25,7 +40,7 @@ class Tensor:
     def __abs__(self):
         """The absolute value of each element (integers stay integers)."""
 
-    def __add__(self, other, *, alpha=1):
+    def __add__(self, other):
         """``input + alpha * other``, broadcast; a number on either side."""
 
     def __and__(self, other):
@@ -75,10 +90,10 @@ class Tensor:
     def __hash__(self):
         """Return hash(self)."""
 
-    def __iabs__(self):
+    def __iabs__(self, other):
         """In place ``abs``: changes this tensor and bumps its version (chapter 05)."""
 
-    def __iadd__(self, other, *, alpha=1):
+    def __iadd__(self, other):
         """In place ``add``: changes this tensor and bumps its version (chapter 05)."""
 
     def __ifloordiv__(self, other):
@@ -93,7 +108,7 @@ class Tensor:
     def __index__(self):
         """A one-element integer tensor used as an index."""
 
-    def __ineg__(self):
+    def __ineg__(self, other):
         """In place ``neg``: changes this tensor and bumps its version (chapter 05)."""
 
     def __init__(self, *args, **kwargs):
@@ -105,16 +120,16 @@ class Tensor:
     def __invert__(self):
         """``~self``: ``bitwise_not``, whose operator PyTorch refuses for floats with a TypeError."""
 
-    def __ipow__(self, exponent):
+    def __ipow__(self, other):
         """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
 
-    def __isub__(self, other, *, alpha=1):
+    def __isub__(self, other):
         """In place ``sub``: changes this tensor and bumps its version (chapter 05)."""
 
     def __iter__(self):
         """The slices along the first dimension (``unbind(0)``), as views."""
 
-    def __itruediv__(self, other, *, rounding_mode=None):
+    def __itruediv__(self, other):
         """In place ``div``: changes this tensor and bumps its version (chapter 05)."""
 
     def __le__(self, other):
@@ -149,10 +164,10 @@ class Tensor:
     def __pos__(self):
         """``+input``: the tensor itself."""
 
-    def __pow__(self, exponent):
+    def __pow__(self, other):
         """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor."""
 
-    def __radd__(self, other, *, alpha=1):
+    def __radd__(self, other):
         """``input + alpha * other``, broadcast; a number on either side."""
 
     def __rand__(self, other):
@@ -187,13 +202,13 @@ class Tensor:
     def __ror__(self, other):
         """Elementwise ``bitwise_or`` of integer or bool tensors."""
 
-    def __rpow__(self, exponent):
+    def __rpow__(self, other):
         """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor."""
 
-    def __rsub__(self, other, *, alpha=1):
+    def __rsub__(self, other):
         """``input - alpha * other``, broadcast; a number on either side."""
 
-    def __rtruediv__(self, other, *, rounding_mode=None):
+    def __rtruediv__(self, other):
         """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
         ``"floor"`` rounds the quotient (and its gradient is zero).
         """
@@ -208,10 +223,10 @@ class Tensor:
         there (same dtype required, leading dimensions of size 1 dropped first).
         """
 
-    def __sub__(self, other, *, alpha=1):
+    def __sub__(self, other):
         """``input - alpha * other``, broadcast; a number on either side."""
 
-    def __truediv__(self, other, *, rounding_mode=None):
+    def __truediv__(self, other):
         """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
         ``"floor"`` rounds the quotient (and its gradient is zero).
         """

@@ -32,7 +32,7 @@ NUMPY_FILTER = dict(action="ignore", category=RuntimeWarning, module=r"nbgrad(\.
 
 _filtered = [None, None]  # [the filter list nbgrad's filter was last checked in, the filter]
 _warn_always = [False]
-_given = set()  # the messages warn_once has given
+_given: set[str] = set()  # the messages warn_once has given
 
 
 def silence_numpy_warnings():

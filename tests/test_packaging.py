@@ -9,7 +9,10 @@ of YAML that the file uses and raises on anything else rather than misread it.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -275,3 +278,15 @@ def test_parser_agrees_with_pyyaml():
     yaml = pytest.importorskip("yaml")
     text = ENVIRONMENT.read_text(encoding="utf-8")
     assert parse_environment_yml(text) == yaml.safe_load(text)
+
+
+def test_the_wheel_carries_the_stubs_the_type_marker_and_the_torch_names(tmp_path):
+    """What an IDE reads from an installed nbgrad: the .pyi stubs, py.typed (PEP 561) and
+    the names missing.py explains; they are package data, which a wheel must include."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path),
+                    str(ROOT)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("nbgrad-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {"nbgrad/py.typed", "nbgrad/torch_names.json", "nbgrad/tensor.pyi",
+                "nbgrad/__init__.pyi", "nbgrad/nn/functional.pyi", "nbgrad/nn/activation.pyi"}
+    assert expected <= names, sorted(expected - names)

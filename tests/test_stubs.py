@@ -1,6 +1,7 @@
 """``nbgrad/tensor.pyi`` shows an IDE every ``Tensor`` method, and it is up to date."""
 
 import ast
+import importlib
 import importlib.util
 import inspect
 import pathlib
@@ -13,9 +14,25 @@ make_stubs = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(make_stubs)
 
 
-def test_the_committed_stub_is_what_the_generator_writes():
-    assert make_stubs.STUB.read_text() == make_stubs.render(), (
-        "nbgrad/tensor.pyi is out of date: run python tools/make_stubs.py")
+def test_the_committed_stubs_are_what_the_generator_writes():
+    texts = make_stubs.stubs()
+    assert {path.name for path in texts} >= {"tensor.pyi", "__init__.pyi", "functional.pyi"}
+    for path, text in texts.items():
+        assert path.read_text() == text, (
+            f"{path.relative_to(ROOT)} is out of date: run python tools/make_stubs.py")
+
+
+def test_every_public_name_of_a_filled_module_is_in_its_stub():
+    for module_name in make_stubs.MODULES:
+        module = importlib.import_module(module_name)
+        tree = ast.parse(make_stubs.module_stub_path(module_name).read_text())
+        bound = {alias.asname for node in tree.body if isinstance(node, ast.ImportFrom)
+                 for alias in node.names}
+        bound |= {node.name for node in tree.body
+                  if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        bound |= {node.target.id for node in tree.body if isinstance(node, ast.AnnAssign)}
+        assert set(module.__all__) <= bound, sorted(set(module.__all__) - bound)
+        assert "__getattr__" not in bound  # it would hide every missing name from a checker
 
 
 def stub_methods():

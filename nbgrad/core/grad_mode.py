@@ -29,7 +29,7 @@ def is_grad_enabled():
 class _GradModeContext:
     """Sets grad mode on entry, restores the previous mode on exit; decorates functions."""
 
-    mode = None
+    mode: bool | None = None
 
     def __enter__(self):
         self._previous = grad_mode.enabled

@@ -56,7 +56,7 @@ class Registry(dict):
         for name, value in dict(*args, **kwargs).items():
             self[name] = value
 
-    def __ior__(self, other):
+    def __ior__(self, other):  # type: ignore[misc]  # it returns the registry, `|` a dict
         self.update(other)
         return self
 

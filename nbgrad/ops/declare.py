@@ -25,7 +25,7 @@ import inspect
 from .inplace import apply_inplace
 from .methods import OPERANDS, bind, bind_operator, describe
 
-OPS = []  # every declared operation, in the order the modules define them
+OPS: list["Op"] = []  # every declared operation, in the order the modules define them
 
 
 class Op:

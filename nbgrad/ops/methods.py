@@ -37,6 +37,7 @@ def bind_operator(name, function, *, swapped=False, operands=OPERANDS):
                 return NotImplemented
             return function(self, other)
     describe(operator, name, function)
+    del operator.__wrapped__  # its signature is (self, other): no keywords reach the op
     setattr(Tensor, name, operator)
 
 
