@@ -3,6 +3,8 @@
 from . import missing as _missing
 from .backend import cuda_device_count, cuda_is_available
 
+__all__ = ["device_count", "is_available"]
+
 
 def is_available():
     """True only when CuPy imports *and* a CUDA device can actually be used."""
@@ -10,6 +12,7 @@ def is_available():
 
 
 def device_count():
+    """The number of CUDA devices CuPy sees (0 without CuPy or a GPU)."""
     return cuda_device_count()
 
 

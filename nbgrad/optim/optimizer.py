@@ -149,6 +149,17 @@ class Optimizer:
                 clear_grad(p, set_to_none)
 
     def step(self, closure=None):
+        """Update every parameter that has a ``.grad``, once (each optimizer defines it).
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss; it is called with grad mode on.
+
+        Returns
+        -------
+        The closure's loss, or ``None`` without a closure.
+        """
         raise NotImplementedError
 
     @staticmethod
@@ -200,6 +211,20 @@ class Optimizer:
         return value
 
     def load_state_dict(self, state_dict):
+        """Restore what ``state_dict()`` returned: the groups' settings and each parameter's
+        state, matched to this optimizer's parameters by position, as in PyTorch.
+
+        Parameters
+        ----------
+        state_dict : dict
+            ``{"state": ..., "param_groups": ...}`` from ``state_dict()`` of an optimizer
+            of the same parameters (the same number of groups, of the same sizes).
+
+        Raises
+        ------
+        ValueError
+            The number of groups, or the size of one, differs.
+        """
         state_dict = state_dict.copy()
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])

@@ -31,6 +31,7 @@ class GraphView:
         self.summary = summary
 
     def png(self):
+        """The drawing as PNG bytes (what the notebook shows); needs Graphviz's ``dot``."""
         import graphviz
 
         if shutil.which("dot") is None:
