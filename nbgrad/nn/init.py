@@ -13,16 +13,18 @@ The scales follow PyTorch exactly. For a weight of shape ``(fan_out, fan_in)``:
 * a uniform distribution on ``[-bound, bound]`` has ``std = bound / sqrt(3)``.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
 
 import numpy as np
 
-from .. import random as _random
+from ..random.generator import Generator, numpy_generator
 from ..core.grad_mode import no_grad
 from ..tensor import Tensor
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
 
 
@@ -75,8 +77,7 @@ def _fill(tensor, draw, generator):
     """Overwrite ``tensor`` with ``draw(numpy_generator, shape)``, in place, under no_grad."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"expected a Tensor, got {type(tensor).__name__}")
-    generator = _random.generator() if generator is None else generator
-    values = np.asarray(draw(generator, tuple(tensor.shape)))
+    values = np.asarray(draw(numpy_generator(generator, tensor.device), tuple(tensor.shape)))
     with no_grad():
         tensor.copy_(Tensor._make(values))  # cast to the tensor's dtype, moved to its device
     return tensor
@@ -90,6 +91,41 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with values drawn from ``N(mean, std^2)``."""
     return _fill(tensor, lambda g, shape: g.normal(mean, std, shape), generator)
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
+    """Fill with values drawn from ``N(mean, std^2)`` truncated to ``[a, b]``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to overwrite.
+    mean, std : float
+        The normal distribution before truncation.
+    a, b : float
+        The bounds (absolute values, not in units of ``std``, as in PyTorch).
+    generator : Generator, optional
+        Where the numbers come from (``nbgrad.default_generator`` when not given).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``. Values are drawn by rejection; PyTorch warns, as nbgrad does, when ``mean``
+        is more than two ``std`` outside ``[a, b]``.
+    """
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+
+    def draw(g, shape):
+        wanted, kept = math.prod(shape), np.empty(0)
+        while kept.size < wanted:
+            values = g.normal(mean, std, 2 * (wanted - kept.size) + 16)
+            kept = np.concatenate([kept, values[(values >= a) & (values <= b)]])
+        return kept[:wanted].reshape(shape)
+
+    return _fill(tensor, draw, generator)
 
 
 def constant_(tensor, val):
