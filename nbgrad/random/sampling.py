@@ -19,6 +19,7 @@ from ..creation import (_allocate, _default, _finish, _is_int, _keywords, _like,
                         _size_sequence)
 from ..ops.elementwise import NotImplementedBackward
 from ..ops.methods import tensor_method
+from ..ops.operands import broadcast_error
 from ..tensor import Tensor
 from .generator import Generator, numpy_generator
 from .zero_gradient import NoReparameterisation, record_sample
@@ -210,7 +211,7 @@ def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Size | None = 
            device: str | backend.device | None = None, requires_grad: bool = False) -> Tensor:
     """Samples from normal distributions, in PyTorch's four forms.
 
-    * ``normal(mean, std)`` with two tensors: their broadcast shape, their promoted dtype;
+    * ``normal(mean, std)`` with two tensors: their broadcast shape, ``mean``'s dtype;
     * ``normal(mean, std=1.0)`` with a tensor ``mean`` and a number ``std``;
     * ``normal(mean, std)`` with a number ``mean`` and a tensor ``std``;
     * ``normal(mean, std, size)`` with two numbers: a new leaf (``dtype=``, ``device=``,
@@ -251,9 +252,12 @@ def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Size | None = 
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    result = dtypes.from_numpy_dtype(dtypes.result_type(*(t._data for t in tensors)))
-    np_dtype = _float(result, "normal_kernel_cpu")
-    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    # the result has mean's dtype (std's when mean is a number), as PyTorch's
+    np_dtype = _float(dtypes.from_numpy_dtype(tensors[0]._data.dtype), "normal_kernel_cpu")
+    try:
+        shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    except ValueError:
+        raise broadcast_error(mean.shape, std.shape) from None
     means = _cpu(mean) if isinstance(mean, Tensor) else mean
     stds = _cpu(std) if isinstance(std, Tensor) else std
     g = numpy_generator(generator, tensors[0].device, "normal")
