@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from ..backend import to_device
 from ..random.generator import numpy_generator
 from ..tensor import Tensor
@@ -49,7 +51,7 @@ def _noise(input, p, feature):
         if len(shape) < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = shape[:2] + (1,) * (len(shape) - 2)
-    keep = numpy_generator(None, input.device).random(shape) < 1 - p
+    keep = np.asarray(numpy_generator(None, input.device).random(shape) < 1 - p)
     return keep.astype(dtype)
 
 
@@ -67,10 +69,10 @@ def _dropout(input, p, training, inplace, feature=False, alpha=False):
         noise = noise * dtype(a)
     else:
         noise = noise / dtype(1 - p)  # computed in the input's dtype, as PyTorch's div_
-    noise = Tensor._make(to_device(noise, input.device))
+    noise = Tensor._make(to_device(np.asarray(noise), input.device))  # 0-d: NumPy gives a scalar
     result = input.mul_(noise) if inplace else input * noise
     if alpha:
-        result = result.add_(Tensor._make(to_device(b, input.device)))
+        result = result.add_(Tensor._make(to_device(np.asarray(b), input.device)))
     return result
 
 

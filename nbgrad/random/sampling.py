@@ -56,7 +56,7 @@ def _random(op, draw, shape, generator, dtype, device, requires_grad, kernel):
     """``draw(numpy_generator, shape)`` (float64 values) as a tensor of the floating ``dtype``."""
     np_dtype = _float(_keywords(op, dtype, device, requires_grad), kernel)
     g = numpy_generator(generator, device, op)
-    data = _allocate(lambda shape, d: draw(g, shape).astype(d, copy=False), shape, np_dtype)
+    data = _allocate(lambda shape, d: np.asarray(draw(g, shape), dtype=d), shape, np_dtype)
     return _finish(data, None, device, requires_grad)
 
 
@@ -311,7 +311,7 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     data = _cpu(input)
     if p is not None:
         _check_probability(p, "bernoulli_")
-        out = Tensor._make(backend.to_device((g.random(data.shape) < p).astype(data.dtype),
+        out = Tensor._make(backend.to_device(np.asarray(g.random(data.shape) < p, data.dtype),
                                              input.device))
         if should_record(input):
             record(NotImplementedBackward, out, (input,), op="bernoulli")
@@ -320,7 +320,7 @@ def bernoulli(input: Tensor, p: float | None = None, *,
         raise NotImplementedError('"bernoulli_tensor_cpu_p_" not implemented for '
                                   f"'{dtypes.from_numpy_dtype(data.dtype)._tensor_type[:-6]}'")
     _check_probabilities(data)
-    out = Tensor._make(backend.to_device((g.random(data.shape) < data).astype(data.dtype),
+    out = Tensor._make(backend.to_device(np.asarray(g.random(data.shape) < data, data.dtype),
                                          input.device))
     return record_sample(BernoulliBackward0, out, (input,))
 
@@ -356,7 +356,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     if data.size and not bool((data >= 0).all()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     g = numpy_generator(generator, input.device, "poisson")
-    out = Tensor._make(backend.to_device(g.poisson(data).astype(data.dtype), input.device))
+    out = Tensor._make(backend.to_device(np.asarray(g.poisson(data), data.dtype), input.device))
     return record_sample(PoissonBackward0, out, (input,))
 
 
