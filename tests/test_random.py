@@ -210,7 +210,10 @@ def test_generator_keyword_gives_the_generators_numbers(name):
 @pytest.mark.parametrize("name", SAMPLERS)
 def test_samplers_take_generator_as_torch_does(name):
     """Shape and dtype as torch's, with a generator given."""
-    check(lambda M: (lambda t: (t.shape, t.dtype))(SAMPLERS[name](M, generator=M.Generator())))
+    def program(M):
+        t = SAMPLERS[name](M, generator=M.Generator())
+        return t.shape, t.dtype
+    check(program)
 
 
 # -- rand, randn, randint, randperm: size=, shapes, dtypes ----------------------------------
@@ -285,8 +288,10 @@ def test_normal_tensor_forms_give_zero_gradients(form, node):
 
 
 def test_normal_numbers_form_makes_a_leaf():
-    check(lambda M: (lambda t: (t.shape, t.dtype, t.requires_grad, t.is_leaf))(
-        M.normal(0.0, 1.0, size=(2, 3), dtype=M.float64, requires_grad=True)))
+    def program(M):
+        t = M.normal(0.0, 1.0, size=(2, 3), dtype=M.float64, requires_grad=True)
+        return t.shape, t.dtype, t.requires_grad, t.is_leaf
+    check(program)
     check(lambda M: M.normal(0, 1, (3,)).dtype)
 
 

@@ -20,9 +20,20 @@ from ..random.generator import numpy_generator
 from ..tensor import Tensor
 from .module import Module
 
-__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-           "feature_alpha_dropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-           "AlphaDropout", "FeatureAlphaDropout"]
+__all__ = [
+    "AlphaDropout",
+    "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+    "alpha_dropout",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+]
 
 _SELU_ALPHA = 1.7580993408473766  # -scale * alpha of SELU: where alpha dropout puts a dropped unit
 

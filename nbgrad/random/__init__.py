@@ -17,8 +17,16 @@ from collections.abc import Iterator
 from ..tensor import Tensor
 from .generator import Generator, default_generator
 
-__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state", "fork_rng"]
+__all__ = [
+    "Generator",
+    "default_generator",
+    "fork_rng",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "seed",
+    "set_rng_state",
+]
 
 
 def manual_seed(seed: int) -> Generator:

@@ -21,7 +21,7 @@ _MASK_64 = 2 ** 64 - 1
 def _checked_seed(seed, op):
     """``seed`` as PyTorch's ``manual_seed`` takes it: an int in [-2**63, 2**64), modulo 2**64."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise RuntimeError(f"{op} expected a long, but got {type(seed).__name__}")
+        raise RuntimeError(f"{op} expected a long, but got {type(seed).__name__}")  # noqa: TRY004  (PyTorch's type)
     seed = int(seed)
     if not -2 ** 63 <= seed < 2 ** 64:
         raise ValueError("Overflow when unpacking long long")
@@ -44,7 +44,7 @@ class Generator:
     nbgrad's own state layout (56 bytes), which PyTorch's ``set_state`` does not read.
     """
 
-    __slots__ = ("_device", "_seed", "_numpy")
+    __slots__ = ("_device", "_numpy", "_seed")
 
     def __init__(self, device: str | backend.device = "cpu") -> None:
         self._device = backend.device(device)

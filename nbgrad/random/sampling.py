@@ -24,8 +24,19 @@ from ..tensor import Tensor
 from .generator import Generator, numpy_generator
 from .zero_gradient import NoReparameterisation, record_sample
 
-__all__ = ["rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
-           "normal", "bernoulli", "multinomial", "poisson"]
+__all__ = [
+    "bernoulli",
+    "multinomial",
+    "normal",
+    "poisson",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+]
 
 Size = Sequence[int]
 
