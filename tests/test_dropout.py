@@ -63,7 +63,7 @@ def test_dropout_gradcheck_with_a_fixed_mask():
     assert gradcheck(g, (ng.rand(2, 3, 2, 2, dtype=ng.float64, requires_grad=True),))
 
 
-@pytest.mark.filterwarnings("ignore:dropout2d: Received a 3D input")
+@pytest.mark.filterwarnings("ignore:.*Received a 3D input to dropout2d")
 @pytest.mark.parametrize("call", [
     lambda M, x: M.nn.functional.dropout(x, 0.0),
     lambda M, x: M.nn.functional.dropout(x, 0.5, training=False),
@@ -182,7 +182,7 @@ def test_alpha_dropout_keeps_mean_and_variance():
     assert abs(dropped - p) <= 5 * math.sqrt(p * (1 - p) / n)
 
 
-@pytest.mark.filterwarnings("ignore:dropout2d: Received a 3D input")
+@pytest.mark.filterwarnings("ignore:.*Received a 3D input to dropout2d")
 @pytest.mark.parametrize("name", ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
                                   "AlphaDropout", "FeatureAlphaDropout"])
 def test_layers_repr_and_train_eval(name):
@@ -214,3 +214,15 @@ def test_manual_seed_reproduces_the_mask():
     ng.manual_seed(SEED)
     assert ng.equal(F.dropout(ng.ones(50), 0.5), a)
     assert not ng.equal(F.dropout(ng.ones(50), 0.5), a)
+
+
+def test_dropout_on_each_device(device):
+    ng.manual_seed(SEED)
+    x = ng.ones(4, 6, device=device, requires_grad=True)
+    y = F.dropout(x, 0.5)
+    y.sum().backward()
+    assert y.device.type == device and x.grad.device.type == device
+    ng.manual_seed(SEED)
+    assert ng.equal(y.detach().cpu(), F.dropout(ng.ones(4, 6), 0.5))
+    assert ng.equal(x.grad.cpu(), y.detach().cpu())
+    assert F.dropout2d(ng.ones(2, 3, 2, 2, device=device), 0.5).device.type == device

@@ -249,6 +249,8 @@ def test_creation_errors_as_torch(program):
 def test_rand_with_sizes_and_size_refuses():
     check_error(lambda M: M.rand(2, size=(3,)), key="rand() received an invalid combination")
     check_error(lambda M: M.randint(5), key="")  # a TypeError
+    check_error(lambda M: M.rand(), key="rand() received an invalid combination of arguments - got ()")
+    check_error(lambda M: M.randn(), key="randn() received an invalid combination of arguments - got ()")
 
 
 def test_randint_and_randperm_values():
@@ -596,3 +598,78 @@ def test_init_scales_from_the_generator():
     ng.manual_seed(SEED)
     w = nn.init.kaiming_normal_(ng.empty(400, 250), generator=ng.Generator().manual_seed(1))
     assert_moments(w, 0.0, math.sqrt(2.0 / 250))
+
+
+# -- randomised: every fill keeps shape, dtype and storage, and stays in its support ---------
+SUPPORT = {
+    "normal_": ((), lambda v: np.isfinite(v).all()),
+    "uniform_": ((-2.0, 3.0), lambda v: ((v >= -2) & (v <= 3)).all()),
+    "bernoulli_": ((0.4,), lambda v: np.isin(v, (0, 1)).all()),
+    "random_": ((1, 9), lambda v: np.isin(v, range(1, 9)).all()),
+    "exponential_": ((3.0,), lambda v: (v >= 0).all()),
+    "cauchy_": ((), lambda v: not np.isnan(v).any()),
+    "log_normal_": ((0.0, 0.5), lambda v: (v > 0).all()),
+    "geometric_": ((0.4,), lambda v: ((v >= 1) & (v == np.round(v))).all()),
+}
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_fills_on_random_shapes_and_layouts(case):
+    rng = np.random.default_rng(case)
+    shape = tuple(int(s) for s in rng.integers(0, 5, rng.integers(0, 4)))
+    dtype = [ng.float32, ng.float64][case % 2]
+    for name, (args, in_support) in SUPPORT.items():
+        base = ng.zeros(*shape, 2, dtype=dtype)
+        t = base[..., 1] if case % 3 else base.transpose(0, -1) if base.dim() > 1 else base
+        out = getattr(t, name)(*args)
+        assert out is t and t.dtype == dtype and t._version == 1
+        assert in_support(values(t)), name
+        if case % 3:
+            assert (values(base)[..., 0] == 0).all()  # only the view was written
+
+
+# -- devices: the numbers are drawn on the CPU, so a seed gives the same ones everywhere -----
+ON_DEVICE = {
+    "rand": lambda d, g: ng.rand(3, 2, device=d, generator=g),
+    "randn": lambda d, g: ng.randn(4, device=d, generator=g),
+    "randint": lambda d, g: ng.randint(0, 9, (5,), device=d, generator=g),
+    "randperm": lambda d, g: ng.randperm(6, device=d, generator=g),
+    "rand_like": lambda d, g: ng.rand_like(ng.ones(3, device=d), generator=g),
+    "normal_tf": lambda d, g: ng.normal(ng.zeros(4, device=d), 2.0, generator=g),
+    "normal_tt": lambda d, g: ng.normal(ng.zeros(4, device=d), ng.ones(4, device=d),
+                                        generator=g),
+    "normal_ff": lambda d, g: ng.normal(0.0, 1.0, (4,), device=d, generator=g),
+    "bernoulli": lambda d, g: ng.bernoulli(ng.full((8,), 0.5, device=d), generator=g),
+    "multinomial": lambda d, g: ng.multinomial(ng.ones(2, 5, device=d), 3, generator=g),
+    "poisson": lambda d, g: ng.poisson(ng.full((4,), 2.0, device=d), generator=g),
+    "normal_": lambda d, g: ng.zeros(4, device=d).normal_(generator=g),
+    "uniform_": lambda d, g: ng.zeros(4, device=d).uniform_(generator=g),
+    "random_": lambda d, g: ng.zeros(4, device=d).random_(10, generator=g),
+    "bernoulli_": lambda d, g: ng.zeros(8, device=d).bernoulli_(
+        ng.full((8,), 0.5, device=d), generator=g),
+    "init.kaiming_uniform_": lambda d, g: nn.init.kaiming_uniform_(ng.empty(3, 4, device=d),
+                                                                   generator=g),
+}
+
+
+@pytest.mark.parametrize("name", ON_DEVICE)
+def test_random_functions_on_each_device(name, device):
+    draw = ON_DEVICE[name]
+    out = draw(device, ng.Generator(device).manual_seed(SEED))
+    assert out.device.type == device
+    assert ng.equal(out.cpu(), draw("cpu", ng.Generator().manual_seed(SEED)))
+    ng.manual_seed(SEED)
+    first = draw(device, None)
+    ng.manual_seed(SEED)
+    assert ng.equal(first, draw(device, None))  # the default generator serves every device
+
+
+def test_a_generator_of_another_device_is_refused(device):
+    if device == "cpu":
+        pytest.skip("needs a second device type")
+    with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but "
+                                           "found 'cpu'"):
+        ng.rand(3, device=device, generator=ng.Generator())
+    with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but "
+                                           "found 'cuda'"):
+        ng.rand(3, generator=ng.Generator(device))

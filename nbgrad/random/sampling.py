@@ -53,6 +53,9 @@ def _float(dtype, kernel):
 def _shape(op, sizes, size):
     """The shape given as ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``."""
     if size is None:
+        if not sizes:
+            raise TypeError(f"{op}() received an invalid combination of arguments - got (), but "
+                            "expected a size: (tuple of ints size, *, Generator generator, ...)")
         return _size(sizes, op)
     if sizes:
         raise TypeError(f"{op}() received an invalid combination of arguments - got sizes "
