@@ -180,6 +180,8 @@ INITS = {
     "init.xavier_normal_": lambda M, **g: M.nn.init.xavier_normal_(M.empty(4, 3), **g),
     "init.kaiming_uniform_": lambda M, **g: M.nn.init.kaiming_uniform_(M.empty(4, 3), **g),
     "init.kaiming_normal_": lambda M, **g: M.nn.init.kaiming_normal_(M.empty(4, 3), **g),
+    "init.orthogonal_": lambda M, **g: M.nn.init.orthogonal_(M.empty(4, 3), **g),
+    "init.sparse_": lambda M, **g: M.nn.init.sparse_(M.empty(4, 3), 0.5, **g),
 }
 EVERY = {**SAMPLERS, **INITS}
 
@@ -673,3 +675,33 @@ def test_a_generator_of_another_device_is_refused(device):
     with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but "
                                            "found 'cuda'"):
         ng.rand(3, generator=ng.Generator(device))
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4), (2, 3, 2)])
+def test_orthogonal_gives_orthonormal_rows_or_columns(shape):
+    ng.manual_seed(SEED)
+    w = values(nn.init.orthogonal_(ng.empty(*shape, dtype=ng.float64), gain=2.0))
+    m = w.reshape(shape[0], -1) / 2.0
+    small = min(m.shape)
+    gram = m @ m.T if m.shape[0] == small else m.T @ m
+    np.testing.assert_allclose(gram, np.eye(small), atol=1e-12)
+
+
+def test_sparse_zeroes_a_fraction_of_each_column():
+    ng.manual_seed(SEED)
+    w = values(nn.init.sparse_(ng.empty(10, 6), sparsity=0.25, std=0.5))
+    assert ((w == 0).sum(axis=0) == 3).all()
+    assert_moments(ng.tensor(w[w != 0]), 0.0, 0.5, sigmas=6)
+
+
+@pytest.mark.parametrize("program", [
+    lambda M: M.nn.init.orthogonal_(M.empty(3)),
+    lambda M: M.nn.init.sparse_(M.empty(3, 2, 2), 0.1),
+    lambda M: M.nn.init.sparse_(M.empty(3), 0.1),
+])
+def test_init_shape_errors_as_torch(program):
+    check_error(program)
+
+
+def test_orthogonal_of_an_empty_tensor_is_a_no_op():
+    check(lambda M: M.nn.init.orthogonal_(M.empty(0, 3)).shape)

@@ -24,7 +24,8 @@ from ..random.generator import Generator, numpy_generator
 from ..core.grad_mode import no_grad
 from ..tensor import Tensor
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "orthogonal_", "sparse_",
+           "constant_", "ones_", "zeros_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
 
 
@@ -124,6 +125,78 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
             values = g.normal(mean, std, 2 * (wanted - kept.size) + 16)
             kept = np.concatenate([kept, values[(values >= a) & (values <= b)]])
         return kept[:wanted].reshape(shape)
+
+    return _fill(tensor, draw, generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain``: the Q of a QR decomposition of a
+    standard normal matrix, its signs fixed by R's diagonal (Saxe et al., 2013).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        At least 2-D; dimensions after the first are flattened into the columns.
+    gain : float
+        The scale.
+    generator : Generator, optional
+        Where the numbers come from (``nbgrad.default_generator`` when not given).
+
+    Returns
+    -------
+    Tensor
+        ``tensor`` (unchanged when it has no elements, as in PyTorch).
+    """
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+
+    def draw(g, shape):
+        flattened = g.normal(0.0, 1.0, (rows, cols))
+        if rows < cols:
+            flattened = flattened.T
+        q, r = np.linalg.qr(flattened)
+        q = q * np.sign(np.diag(r))
+        return (q.T if rows < cols else q).reshape(shape) * gain
+
+    return _fill(tensor, draw, generator)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: Generator | None = None) -> Tensor:
+    """Fill a 2-D tensor with values from ``N(0, std^2)`` and zero ``ceil(sparsity * rows)``
+    random rows of each column (Martens, 2010).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        A 2-D tensor.
+    sparsity : float
+        The fraction of each column set to zero.
+    std : float
+        The standard deviation of the non-zero values.
+    generator : Generator, optional
+        Where the numbers come from; nbgrad draws the zeroed rows from it too (PyTorch draws
+        them from its default generator whatever ``generator`` is).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+
+    def draw(g, shape):
+        values = g.normal(0.0, std, shape)
+        for col in range(cols):
+            values[g.permutation(rows)[:num_zeros], col] = 0
+        return values
 
     return _fill(tensor, draw, generator)
 
