@@ -411,6 +411,10 @@ def test_multinomial_as_torch(program):
     lambda M: M.multinomial(M.tensor([float("inf"), 1.0]), 1, True),
     lambda M: M.multinomial(M.tensor([1, 2]), 1),
     lambda M: M.multinomial(M.ones(3), 2.0),
+    lambda M: M.multinomial(M.ones(2, 2, 2, dtype=M.int64), 5),
+    lambda M: M.multinomial(M.ones(2, 2, dtype=M.int64), 0),
+    lambda M: M.multinomial(-M.ones(2), 5),
+    lambda M: M.multinomial(M.ones(2 ** 24 + 1), 1),
 ])
 def test_multinomial_errors_as_torch(program):
     check_error(program)

@@ -401,16 +401,18 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         raise TypeError("multinomial(): argument 'num_samples' (position 2) must be int, not "
                         f"{dtypes.type_name(num_samples)}")
     data = _cpu(input)
+    if data.ndim not in (1, 2):  # PyTorch checks this before the dtype
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
     if data.dtype.kind != "f":
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
                            f"{dtypes.from_numpy_dtype(data.dtype)._tensor_type[:-6]}")
-    if data.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
     n = int(num_samples)
     if n <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and n > data.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if data.shape[-1] > 2 ** 24:  # the largest count a float32 holds exactly
+        raise RuntimeError("number of categories cannot exceed 2^24")
     rows = data.reshape(-1, data.shape[-1]).astype(np.float64)
     if rows.size and not bool((np.isfinite(rows) & (rows >= 0)).all()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
