@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from parity import check, check_error, torch
+from parity import check, check_error, normalise, outcome, torch
 
 import nbgrad as ng
 from nbgrad import nn
@@ -709,3 +709,42 @@ def test_init_shape_errors_as_torch(program):
 
 def test_orthogonal_of_an_empty_tensor_is_a_no_op():
     check(lambda M: M.nn.init.orthogonal_(M.empty(0, 3)).shape)
+
+
+# -- arguments of the wrong type: PyTorch's TypeError, never NumPy's ------------------------
+@pytest.mark.parametrize("program", [
+    lambda M: M.zeros(3).normal_("a"),
+    lambda M: M.zeros(3).normal_(0, "b"),
+    lambda M: M.zeros(3).uniform_(None),
+    lambda M: M.zeros(3).exponential_("x"),
+    lambda M: M.zeros(3).geometric_("x"),
+    lambda M: M.zeros(3).cauchy_("x"),
+    lambda M: M.zeros(3).log_normal_(1, "x"),
+    lambda M: M.poisson([1.0]),
+    lambda M: M.multinomial([1.0], 1),
+    lambda M: M.bernoulli([0.5]),
+])
+def test_argument_type_errors_as_torch(program):
+    check_error(program)
+
+
+@pytest.mark.parametrize("program, op", [
+    (lambda M: M.zeros(3).random_(1.5), "random_"),
+    (lambda M: M.zeros(3).random_(1, 2.5), "random_"),
+    (lambda M: M.zeros(3).bernoulli_("x"), "bernoulli_"),
+    (lambda M: M.normal(M.zeros(2), "a"), "normal"),
+    (lambda M: M.normal("a", M.ones(2)), "normal"),
+    (lambda M: M.normal(0.0, 1.0, 3), "normal"),
+    (lambda M: M.bernoulli(M.ones(2), "a"), "bernoulli"),
+])
+def test_no_matching_form_is_a_typeerror_as_torch(program, op):
+    """The key phrase names the types given (the forms expected are listed differently)."""
+    _, error = outcome(program, torch)
+    key = normalise(str(error)).split(", but expected")[0]
+    assert key.startswith(f"{op}() received an invalid combination of arguments - got (")
+    check_error(program, key=key)
+
+
+def test_fills_refuse_a_generator_that_is_not_one():
+    check_error(lambda M: M.zeros(3).normal_(generator=1),
+                key="normal_(): argument 'generator' must be nbgrad.Generator, not int")

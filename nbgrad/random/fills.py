@@ -19,23 +19,33 @@ from .zero_gradient import NoReparameterisation, record_sample
 
 __all__ = []  # only Tensor methods
 
+_NUMBERS = (int, float, np.integer, np.floating)
+
 # the C++ type names some of PyTorch's messages use
 _C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
             "int64": "long int", "bool": "bool", "float16": "c10::Half", "float32": "float",
             "float64": "double"}
 
 
-def _sampled(input, node_cls, generator, draw, *parameters):
-    """``draw(numpy_generator, shape)`` cast to ``input``'s dtype, shaped like it: the
-    random fill out of place, which ``apply_inplace`` writes back."""
-    g = numpy_generator(generator, input.device)
+def _sampled(input, node_cls, g, draw, *parameters):
+    """``draw(g, shape)`` (``g`` a NumPy generator) cast to ``input``'s dtype, shaped like it:
+    the random fill out of place, which ``apply_inplace`` writes back."""
     data = np.asarray(draw(g, tuple(input.shape))).astype(input._data.dtype, copy=False)
     return record_sample(node_cls, Tensor._make(backend.to_device(data, input.device)),
                          (input, *parameters))
 
 
-def _fill(t, node_cls, generator, draw, *parameters):
-    return apply_inplace(t, _sampled, node_cls, generator, draw, *parameters)
+def _fill(t, op, node_cls, generator, draw, *parameters):
+    g = numpy_generator(generator, t.device, op)
+    return apply_inplace(t, _sampled, node_cls, g, draw, *parameters)
+
+
+def _floats(op, **arguments):
+    """PyTorch's TypeError for an argument of ``op`` that is not a number (in order)."""
+    for position, (name, value) in enumerate(arguments.items(), 1):
+        if isinstance(value, (str, bytes)) or not isinstance(value, _NUMBERS):
+            raise TypeError(f"{op}(): argument '{name.rstrip('_')}' (position {position}) must be "
+                            f"float, not {dtypes.type_name(value)}")
 
 
 def _type(t):
@@ -77,10 +87,12 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
     Tensor
         This tensor (floating only), its version bumped.
     """
+    _floats("normal_", mean=mean, std=std)
     _require_floating(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    return _fill(self, NormalBackward0, generator, lambda g, shape: g.normal(mean, std, shape))
+    return _fill(self, "normal_", NormalBackward0, generator,
+                 lambda g, shape: g.normal(mean, std, shape))
 
 
 class UniformBackward0(NoReparameterisation):
@@ -102,6 +114,7 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
     Tensor
         This tensor (floating only), its version bumped.
     """
+    _floats("uniform_", from_=from_, to=to)
     _require_floating(self, "check_uniform_bounds")
     largest = float(np.finfo(self._data.dtype).max)
     c_name = _C_NAMES[_type(self).name]
@@ -115,7 +128,8 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{c_name}>::max(), "
                            f"but found to={to:g} and from={from_:g} which result in to-from to "
                            "exceed the limit")
-    return _fill(self, UniformBackward0, generator, lambda g, shape: g.uniform(from_, to, shape))
+    return _fill(self, "uniform_", UniformBackward0, generator,
+                 lambda g, shape: g.uniform(from_, to, shape))
 
 
 class BernoulliBackward1(NoReparameterisation):
@@ -148,9 +162,12 @@ def bernoulli_(self: Tensor, p: float | Tensor = 0.5, *,
         This tensor (any dtype), its version bumped.
     """
     if not isinstance(p, Tensor):
+        if isinstance(p, (str, bytes)) or not isinstance(p, _NUMBERS):
+            raise TypeError(f"bernoulli_() received an invalid combination of arguments - got "
+                            f"({dtypes.type_name(p)}), but expected (float p) or (Tensor p)")
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        return _fill(self, BernoulliBackward2, generator,
+        return _fill(self, "bernoulli_", BernoulliBackward2, generator,
                      lambda g, shape: g.random(shape) < p)
     probabilities = backend.to_device(p._data, "cpu")
     if probabilities.size and not bool(((probabilities >= 0) & (probabilities <= 1)).all()):
@@ -159,7 +176,7 @@ def bernoulli_(self: Tensor, p: float | Tensor = 0.5, *,
         probabilities = np.broadcast_to(probabilities, self.shape)
     except ValueError:
         raise RuntimeError(_expand_message(self.shape, probabilities.shape)) from None
-    return _fill(self, BernoulliBackward1, generator,
+    return _fill(self, "bernoulli_", BernoulliBackward1, generator,
                  lambda g, shape: g.random(shape) < probabilities, p)
 
 
@@ -235,6 +252,12 @@ def random_(self: Tensor, from_: int | None = None, to: int | None | object = _O
     Tensor
         This tensor, its version bumped.
     """
+    given = [v for v in (from_, to) if v is not None and v is not _ONE_BOUND]
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in given):
+        raise TypeError("random_() received an invalid combination of arguments - got ("
+                        f"{', '.join(dtypes.type_name(v) for v in given)}), but expected one of: "
+                        "(*, Generator generator), (int from, int to, *, Generator generator), "
+                        "(int to, *, Generator generator)")
     if from_ is None and to is _ONE_BOUND:
         low, high = _dtype_range(self)
         node_cls = RandomBackward2
@@ -253,7 +276,7 @@ def random_(self: Tensor, from_: int | None = None, to: int | None | object = _O
             _check_in_range(self, "from", low)
             _check_in_range(self, "to - 1", to - 1)
             high = to - 1
-    return _fill(self, node_cls, generator,
+    return _fill(self, "random_", node_cls, generator,
                  lambda g, shape: g.integers(low, high, shape, dtype=np.int64, endpoint=True))
 
 
@@ -273,10 +296,11 @@ def exponential_(self: Tensor, lambd: float = 1.0, *,
     Tensor
         This tensor (floating only), its version bumped.
     """
+    _floats("exponential_", lambd=lambd)
     _require_continuous(self, "Exponential")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    return _fill(self, ExponentialBackward0, generator,
+    return _fill(self, "exponential_", ExponentialBackward0, generator,
                  lambda g, shape: g.exponential(1.0 / lambd, shape))
 
 
@@ -296,10 +320,11 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     Tensor
         This tensor (floating only), its version bumped.
     """
+    _floats("cauchy_", median=median, sigma=sigma)
     _require_continuous(self, "Cauchy", c_names=True)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
-    return _fill(self, CauchyBackward0, generator,
+    return _fill(self, "cauchy_", CauchyBackward0, generator,
                  lambda g, shape: median + sigma * g.standard_cauchy(shape))
 
 
@@ -319,10 +344,11 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
     Tensor
         This tensor (floating only), its version bumped.
     """
+    _floats("log_normal_", mean=mean, std=std)
     _require_floating(self, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
-    return _fill(self, LogNormalBackward0, generator,
+    return _fill(self, "log_normal_", LogNormalBackward0, generator,
                  lambda g, shape: g.lognormal(mean, std, shape))
 
 
@@ -342,8 +368,10 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
     Tensor
         This tensor (not bool), its version bumped.
     """
+    _floats("geometric_", p=p)
     if self._data.dtype.kind == "b":
         _require_floating(self, "geometric_cpu")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    return _fill(self, GeometricBackward0, generator, lambda g, shape: g.geometric(p, shape))
+    return _fill(self, "geometric_", GeometricBackward0, generator,
+                 lambda g, shape: g.geometric(p, shape))

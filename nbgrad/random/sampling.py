@@ -198,6 +198,24 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: dtypes.dtype 
 
 
 # -- sampling from given parameters: a zero gradient for the parameters --------------------
+_NUMBERS = (int, float, np.integer, np.floating)
+
+
+def _invalid_combination(op, arguments):
+    """PyTorch's TypeError for arguments that match none of ``op``'s forms."""
+    names = ", ".join("Tensor" if isinstance(a, Tensor) else dtypes.type_name(a)
+                      for a in arguments)
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({names}), "
+                     "but expected one of: (Tensor mean, Tensor std), (Tensor mean, float std), "
+                     "(float mean, Tensor std), (float mean, float std, tuple of ints size)")
+
+
+def _tensor_input(input, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{dtypes.type_name(input)}")
+
+
 def _cpu(t):
     return backend.to_device(t._data, "cpu")
 
@@ -247,20 +265,21 @@ def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Size | None = 
         ``NormalBackward1/2/3``, which gives the parameters a zero gradient (PyTorch does not
         reparameterise: use ``mean + std * randn_like(std)`` for a pathwise gradient).
     """
+    given = (mean, std) if size is None else (mean, std, size)
+    if any(isinstance(v, (str, bytes)) or not isinstance(v, (Tensor, *_NUMBERS))
+           for v in (mean, std)):
+        raise _invalid_combination("normal", given)
     tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
     if not tensors:
-        if size is None:
-            raise TypeError("normal() received an invalid combination of arguments - got "
-                            f"({type(mean).__name__}, {type(std).__name__}), but expected a "
-                            "size with two numbers")
+        if not isinstance(size, (tuple, list)):  # two numbers need a size
+            raise _invalid_combination("normal", given)
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         return _random("normal", lambda g, shape: g.normal(mean, std, shape),
                        _size_sequence(size, "normal", 3), generator, dtype, device,
                        requires_grad, "normal_kernel_cpu")
-    if size is not None:
-        raise TypeError("normal() received an invalid combination of arguments - a size is "
-                        "taken only with a number mean and a number std")
+    if size is not None:  # a size only with two numbers
+        raise _invalid_combination("normal", given)
     if isinstance(std, Tensor):
         if std._data.size and bool((std._data < 0).any()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -318,12 +337,14 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     Tensor
         The samples; with ``input`` requiring grad, ``BernoulliBackward0`` (a zero gradient).
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
-                        f"{dtypes.type_name(input)}")
+    _tensor_input(input, "bernoulli")
     g = numpy_generator(generator, input.device, "bernoulli")
     data = _cpu(input)
     if p is not None:
+        if isinstance(p, (str, bytes)) or not isinstance(p, _NUMBERS):
+            raise TypeError(f"bernoulli() received an invalid combination of arguments - got "
+                            f"(Tensor, {dtypes.type_name(p)}), but expected (Tensor input, "
+                            "float p)")
         _check_probability(p, "bernoulli_")
         out = Tensor._make(backend.to_device(np.asarray(g.random(data.shape) < p, data.dtype),
                                              input.device))
@@ -360,9 +381,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     Tensor
         The counts as floats; with ``input`` requiring grad, ``PoissonBackward0`` (zero).
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not "
-                        f"{dtypes.type_name(input)}")
+    _tensor_input(input, "poisson")
     data = _cpu(input)
     if data.dtype.kind != "f":
         raise NotImplementedError('"poisson_cpu" not implemented for '
@@ -397,6 +416,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     Tensor
         int64 indices of shape ``(num_samples,)`` or ``(rows, num_samples)``; no gradient.
     """
+    _tensor_input(input, "multinomial")
     if not _is_int(num_samples):
         raise TypeError("multinomial(): argument 'num_samples' (position 2) must be int, not "
                         f"{dtypes.type_name(num_samples)}")
