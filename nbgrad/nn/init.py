@@ -29,7 +29,7 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "orthogonal
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
 
 
-def calculate_gain(nonlinearity, param=None):
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain for a nonlinearity (what it does to the variance of a signal)."""
     linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
                   "conv_transpose2d", "conv_transpose3d"]
@@ -84,13 +84,30 @@ def _fill(tensor, draw, generator):
     return tensor
 
 
-def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with values drawn uniformly from ``[a, b)``."""
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Generator | None = None) -> Tensor:
+    """Fill with values drawn uniformly from ``[a, b)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to overwrite (in place, under ``no_grad``; its version is bumped).
+    a, b : float
+        The bounds.
+    generator : Generator, optional
+        Where the numbers come from (``nbgrad.default_generator`` when not given).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
     return _fill(tensor, lambda g, shape: g.uniform(a, b, shape), generator)
 
 
-def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with values drawn from ``N(mean, std^2)``."""
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Generator | None = None) -> Tensor:
+    """Fill with values drawn from ``N(mean, std^2)`` (arguments and result as ``uniform_``)."""
     return _fill(tensor, lambda g, shape: g.normal(mean, std, shape), generator)
 
 
@@ -201,28 +218,52 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
     return _fill(tensor, draw, generator)
 
 
-def constant_(tensor, val):
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with ``val`` (in place, under ``no_grad``) and return ``tensor``."""
     with no_grad():
         return tensor.fill_(val)
 
 
-def ones_(tensor):
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with ones (in place, under ``no_grad``) and return ``tensor``."""
     return constant_(tensor, 1.0)
 
 
-def zeros_(tensor):
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with zeros (in place, under ``no_grad``) and return ``tensor``."""
     with no_grad():
         return tensor.zero_()
 
 
-def xavier_uniform_(tensor, gain=1.0, generator=None):
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: Generator | None = None) -> Tensor:
+    """Fill with values drawn uniformly from ``[-a, a]``, ``a = gain * sqrt(6 / (fan_in +
+    fan_out))`` (Glorot and Bengio, 2010).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        At least 2-D: ``(fan_out, fan_in, *receptive_field)``.
+    gain : float
+        The scale (``calculate_gain`` of the nonlinearity).
+    generator : Generator, optional
+        Where the numbers come from (``nbgrad.default_generator`` when not given).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std  # the uniform bound with that standard deviation
     return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor, gain=1.0, generator=None):
+def xavier_normal_(tensor: Tensor, gain: float = 1.0,
+                   generator: Generator | None = None) -> Tensor:
+    """Fill with values drawn from ``N(0, std^2)``, ``std = gain * sqrt(2 / (fan_in +
+    fan_out))`` (arguments and result as ``xavier_uniform_``)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
@@ -233,8 +274,31 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """``Linear`` uses ``a=sqrt(5)``: gain ``sqrt(1/3)``, so the bound is ``1/sqrt(fan_in)``."""
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
+    """Fill with values drawn uniformly from ``[-bound, bound]``, ``bound = gain *
+    sqrt(3 / fan)`` (He et al., 2015).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        At least 2-D: ``(fan_out, fan_in, *receptive_field)``.
+    a : float
+        The negative slope of the rectifier after this layer (for ``leaky_relu``).
+    mode : {"fan_in", "fan_out"}
+        Keep the variance of the forward signal (``fan_in``) or of the gradients.
+    nonlinearity : str
+        The name ``calculate_gain`` takes.
+    generator : Generator, optional
+        Where the numbers come from (``nbgrad.default_generator`` when not given).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``; one with no elements is left as it is, with PyTorch's warning.
+        ``Linear`` uses ``a=sqrt(5)``: gain ``sqrt(1/3)``, so the bound is ``1/sqrt(fan_in)``.
+    """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
@@ -242,7 +306,11 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu",
+                    generator: Generator | None = None) -> Tensor:
+    """Fill with values drawn from ``N(0, std^2)``, ``std = gain / sqrt(fan)`` (arguments and
+    result as ``kaiming_uniform_``)."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
