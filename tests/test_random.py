@@ -748,3 +748,23 @@ def test_no_matching_form_is_a_typeerror_as_torch(program, op):
 def test_fills_refuse_a_generator_that_is_not_one():
     check_error(lambda M: M.zeros(3).normal_(generator=1),
                 key="normal_(): argument 'generator' must be nbgrad.Generator, not int")
+
+
+@pytest.mark.parametrize("program", [
+    lambda M: M.nn.init.eye_(M.empty(3, 5)),
+    lambda M: M.nn.init.eye_(M.empty(4, 2, dtype=M.float64)),
+    lambda M: M.nn.init.dirac_(M.empty(4, 2, 3)),
+    lambda M: M.nn.init.dirac_(M.empty(4, 6, 3, 3), groups=2),
+    lambda M: M.nn.init.dirac_(M.empty(2, 3, 2, 3, 4)),
+])
+def test_deterministic_inits_as_torch(program):
+    check(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda M: M.nn.init.eye_(M.empty(3)),
+    lambda M: M.nn.init.dirac_(M.empty(3, 3)),
+    lambda M: M.nn.init.dirac_(M.empty(3, 2, 2), groups=2),
+])
+def test_deterministic_init_errors_as_torch(program):
+    check_error(program)

@@ -25,7 +25,7 @@ from ..core.grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "orthogonal_", "sparse_",
-           "constant_", "ones_", "zeros_",
+           "constant_", "eye_", "dirac_", "ones_", "zeros_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
 
 
@@ -233,6 +233,48 @@ def zeros_(tensor: Tensor) -> Tensor:
     """Fill with zeros (in place, under ``no_grad``) and return ``tensor``."""
     with no_grad():
         return tensor.zero_()
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity matrix (ones on the diagonal, in place, under
+    ``no_grad``) and return it: a linear layer that keeps as many inputs as it can."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        return tensor.copy_(Tensor._make(np.eye(*tensor.shape)))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: a convolution that
+    keeps its input channels (one ``1`` per output channel, at the kernel's centre).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        ``(out_channels, in_channels, *kernel)``, filled in place under ``no_grad``.
+    groups : int
+        The convolution's groups: each group keeps its own channels.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    kept = min(out_per_group, sizes[1])
+    values = np.zeros(sizes)
+    centre = tuple(k // 2 for k in sizes[2:])
+    for g in range(groups):
+        for d in range(kept):
+            values[(g * out_per_group + d, d, *centre)] = 1
+    with no_grad():
+        return tensor.copy_(Tensor._make(values))
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
