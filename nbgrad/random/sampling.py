@@ -38,7 +38,7 @@ __all__ = [
     "randperm",
 ]
 
-Size = Sequence[int]
+_Shape = Sequence[int]  # a shape argument
 
 
 def _float(dtype, kernel):
@@ -74,7 +74,7 @@ def _random(op, draw, shape, generator, dtype, device, requires_grad, kernel):
     return _finish(data, None, device, requires_grad)
 
 
-def rand(*sizes: int | Size, size: Size | None = None, generator: Generator | None = None,
+def rand(*sizes: int | _Shape, size: _Shape | None = None, generator: Generator | None = None,
          dtype: dtypes.dtype | None = None, device: str | backend.device | None = None,
          requires_grad: bool = False) -> Tensor:
     """Values drawn uniformly from ``[0, 1)``.
@@ -97,7 +97,7 @@ def rand(*sizes: int | Size, size: Size | None = None, generator: Generator | No
                    generator, dtype, device, requires_grad, "check_uniform_bounds")
 
 
-def randn(*sizes: int | Size, size: Size | None = None, generator: Generator | None = None,
+def randn(*sizes: int | _Shape, size: _Shape | None = None, generator: Generator | None = None,
           dtype: dtypes.dtype | None = None, device: str | backend.device | None = None,
           requires_grad: bool = False) -> Tensor:
     """Values drawn from the standard normal distribution (arguments as ``rand``)."""
@@ -106,7 +106,7 @@ def randn(*sizes: int | Size, size: Size | None = None, generator: Generator | N
                    "normal_kernel_cpu")
 
 
-def randint(low: int = 0, high: int | None = None, size: Size | None = None, *,
+def randint(low: int = 0, high: int | None = None, size: _Shape | None = None, *,
             generator: Generator | None = None, dtype: dtypes.dtype | None = None,
             device: str | backend.device | None = None, requires_grad: bool = False) -> Tensor:
     """Integers drawn uniformly from ``[low, high)``.
@@ -238,7 +238,7 @@ class NormalBackward3(NoReparameterisation):
     __slots__ = ()
 
 
-def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Size | None = None, *,
+def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: _Shape | None = None, *,
            generator: Generator | None = None, dtype: dtypes.dtype | None = None,
            device: str | backend.device | None = None, requires_grad: bool = False) -> Tensor:
     """Samples from normal distributions, in PyTorch's four forms.
