@@ -31,7 +31,11 @@ from .ops import (activations, arithmetic, assignment, conversion, indexing, lin
                   nondifferentiable, pointwise, reductions, selection, shape)
 from .ops.declare import exported
 from .printing import set_printoptions
-from .random import manual_seed, rand, rand_like, randint, randn, randn_like, randperm
+from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
+                     seed, set_rng_state)
+from .random import fills as _fills  # noqa: F401  (binds Tensor.normal_, uniform_, ...)
+from .random.sampling import (bernoulli, multinomial, normal, poisson, rand, rand_like, randint,
+                              randint_like, randn, randn_like, randperm)
 from .tensor import Parameter, Size, Tensor
 
 # Each operation declares its names where it is defined (``@op``); these are its exports.

@@ -151,13 +151,24 @@ from nbgrad.ops.shape import transpose as swapaxes
 from nbgrad.ops.shape import transpose as transpose
 from nbgrad.ops.shape import unsqueeze as unsqueeze
 from nbgrad.printing import set_printoptions as set_printoptions
+from nbgrad.random import get_rng_state as get_rng_state
+from nbgrad.random import initial_seed as initial_seed
 from nbgrad.random import manual_seed as manual_seed
-from nbgrad.random import rand as rand
-from nbgrad.random import rand_like as rand_like
-from nbgrad.random import randint as randint
-from nbgrad.random import randn as randn
-from nbgrad.random import randn_like as randn_like
-from nbgrad.random import randperm as randperm
+from nbgrad.random import seed as seed
+from nbgrad.random import set_rng_state as set_rng_state
+from nbgrad.random.generator import Generator as Generator
+from nbgrad.random.generator import default_generator as default_generator
+from nbgrad.random.sampling import bernoulli as bernoulli
+from nbgrad.random.sampling import multinomial as multinomial
+from nbgrad.random.sampling import normal as normal
+from nbgrad.random.sampling import poisson as poisson
+from nbgrad.random.sampling import rand as rand
+from nbgrad.random.sampling import rand_like as rand_like
+from nbgrad.random.sampling import randint as randint
+from nbgrad.random.sampling import randint_like as randint_like
+from nbgrad.random.sampling import randn as randn
+from nbgrad.random.sampling import randn_like as randn_like
+from nbgrad.random.sampling import randperm as randperm
 from nbgrad.tensor import Parameter as Parameter
 from nbgrad.tensor import Size as Size
 from nbgrad.tensor import Tensor as Tensor
@@ -165,24 +176,26 @@ from nbgrad.warn import is_warn_always_enabled as is_warn_always_enabled
 from nbgrad.warn import set_warn_always as set_warn_always
 
 __all__ = [
-    'Parameter', 'Size', 'Tensor', 'abs', 'add', 'all', 'allclose', 'amax', 'amin', 'any',
-    'arange', 'argmax', 'argmin', 'as_tensor', 'bmm', 'bool', 'cat', 'ceil', 'clamp', 'clip',
-    'clone', 'concat', 'concatenate', 'cos', 'device', 'div', 'divide', 'dot', 'double',
-    'dtype', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal', 'exp', 'expand', 'eye',
-    'flatten', 'float', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmod',
-    'from_numpy', 'full', 'full_like', 'ge', 'get_default_dtype', 'greater', 'greater_equal',
-    'gt', 'half', 'int', 'int16', 'int32', 'int64', 'int8', 'is_grad_enabled', 'is_tensor',
+    'Generator', 'Parameter', 'Size', 'Tensor', 'abs', 'add', 'all', 'allclose', 'amax', 'amin',
+    'any', 'arange', 'argmax', 'argmin', 'as_tensor', 'bernoulli', 'bmm', 'bool', 'cat', 'ceil',
+    'clamp', 'clip', 'clone', 'concat', 'concatenate', 'cos', 'default_generator', 'device',
+    'div', 'divide', 'dot', 'double', 'dtype', 'empty', 'empty_like', 'enable_grad', 'eq',
+    'equal', 'exp', 'expand', 'eye', 'flatten', 'float', 'float16', 'float32', 'float64',
+    'floor', 'floor_divide', 'fmod', 'from_numpy', 'full', 'full_like', 'ge',
+    'get_default_dtype', 'get_rng_state', 'greater', 'greater_equal', 'gt', 'half',
+    'initial_seed', 'int', 'int16', 'int32', 'int64', 'int8', 'is_grad_enabled', 'is_tensor',
     'is_warn_always_enabled', 'isclose', 'isfinite', 'isinf', 'isnan', 'le', 'less',
     'less_equal', 'linspace', 'log', 'log_softmax', 'logical_not', 'logsumexp', 'long', 'lt',
     'manual_seed', 'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm',
-    'mul', 'multiply', 'mv', 'ne', 'neg', 'negative', 'no_grad', 'norm', 'not_equal', 'numel',
-    'ones', 'ones_like', 'permute', 'positive', 'pow', 'rand', 'rand_like', 'randint', 'randn',
-    'randn_like', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsub',
-    'select', 'set_default_dtype', 'set_grad_enabled', 'set_printoptions', 'set_warn_always',
-    'sgn', 'short', 'sigmoid', 'sign', 'sin', 'softmax', 'sqrt', 'square', 'squeeze', 'stack',
-    'std', 'sub', 'subtract', 'sum', 'swapaxes', 't', 'tanh', 'tensor', 'transpose',
-    'true_divide', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'var', 'where', 'zeros',
-    'zeros_like',
+    'mul', 'multinomial', 'multiply', 'mv', 'ne', 'neg', 'negative', 'no_grad', 'norm',
+    'normal', 'not_equal', 'numel', 'ones', 'ones_like', 'permute', 'poisson', 'positive',
+    'pow', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm',
+    'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsub', 'seed', 'select',
+    'set_default_dtype', 'set_grad_enabled', 'set_printoptions', 'set_rng_state',
+    'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign', 'sin', 'softmax', 'sqrt', 'square',
+    'squeeze', 'stack', 'std', 'sub', 'subtract', 'sum', 'swapaxes', 't', 'tanh', 'tensor',
+    'transpose', 'true_divide', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'var', 'where',
+    'zeros', 'zeros_like',
 ]
 
 

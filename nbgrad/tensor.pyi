@@ -4,6 +4,8 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 (the operations are bound to the class where each is declared, in ``nbgrad/ops/``).
 """
 
+from typing import Any
+
 IN_CUSTOM_FUNCTION: str
 MULTI_OUTPUT_NODE: str
 NON_LEAF_GRAD_WARNING: str
@@ -32,6 +34,21 @@ class Tensor:
     lists its fields). Make one with ``nbgrad.tensor(data)``, ``nbgrad.zeros(shape)``, ...;
     its methods are the operations of ``nbgrad.ops`` and the fields' accessors below.
     """
+
+    _data: Any
+    _requires_grad: Any
+    _grad_fn: Any
+    _output_nr: Any
+    _vc: Any
+    _base: Any
+    _grad: Any
+    _hooks: Any
+    _post_accumulate_hooks: Any
+    _accumulator: Any
+    _retains_grad: Any
+    _views: Any
+    _creation_meta: Any
+    _grad_fn_version: Any
 
     @property
     def T(self):
@@ -234,6 +251,54 @@ class Tensor:
     def __xor__(self, other):
         """Elementwise ``bitwise_xor`` of integer or bool tensors."""
 
+    def _bump_version(self):
+        ...
+
+    def _check_inplace(self, recording):
+        """The leaf rule, when the in-place change is recorded (grad mode is on and ``t`` or an
+        operand requires grad): no in-place change of a leaf that requires grad, of a view of
+        one, or of a view made in a way that autograd cannot rewrite (``views.py``).
+        """
+
+    def _counter(self):
+        """The version counter, created when first needed (to share it, or to bump it)."""
+
+    def _is_view(self):
+        ...
+
+    @classmethod
+    def _make(cls, data, vc=None):
+        """Wrap an array without copying or checking it: the internal constructor."""
+
+    def _rebase_history(self, node, output_nr=0):
+        """``t`` was changed in place and now holds output ``output_nr`` of ``node``. If ``t`` is
+        a view, its base holds it (``node`` has one output): the base's ``grad_fn`` becomes a
+        ``CopySlices``. The base's views follow when next used (``regenerate_grad_fn``).
+        PyTorch's rebase_history; ``Function.apply`` calls it for the tensors that
+        ``mark_dirty`` names.
+        """
+
+    def _regenerate_grad_fn(self):
+        """``view``'s base, or another view of it, was changed in place after ``view`` got its
+        ``grad_fn`` (the version counter they share has moved on): the view's elements now come
+        from the base's current ``grad_fn``, through a new ``AsStridedBackward0``. A view made
+        in a special way (``views.py``) refuses instead. PyTorch's VariableHooks::grad_fn,
+        which runs whenever a view's ``grad_fn`` is read (here: ``Tensor.grad_fn`` and
+        ``graph.next_edges``) and the version differs.
+        """
+
+    def _scalar(self, kind):
+        ...
+
+    @property
+    def _version(self):
+        ...
+
+    def _views_follow(self):
+        """A view outside any graph requires grad exactly when its base does (PyTorch), so
+        those views follow a change of the base's flag.
+        """
+
     def abs(self):
         """The absolute value of each element (integers stay integers)."""
 
@@ -270,11 +335,55 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01)."""
 
+    def bernoulli(self, p=None, *, generator=None):
+        """Ones with the probabilities in ``input`` (zeros otherwise), of ``input``'s dtype.
+
+        Parameters
+        ----------
+        input : Tensor
+            Probabilities in [0, 1] (floating).
+        p : float, optional
+            One probability for every element instead; ``input`` then gives only the shape and
+            dtype, and the result records PyTorch's ``NotImplemented`` node (no derivative).
+        generator : Generator, optional
+            Where the numbers come from.
+
+        Returns
+        -------
+        Tensor
+            The samples; with ``input`` requiring grad, ``BernoulliBackward0`` (a zero gradient).
+        """
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Fill in place with ones, each with probability ``p``, and zeros.
+
+        Parameters
+        ----------
+        p : float or Tensor
+            One probability in [0, 1], or a tensor of them that broadcasts to this tensor's shape.
+        generator : Generator, optional
+            Where the numbers come from.
+
+        Returns
+        -------
+        Tensor
+            This tensor (any dtype), its version bumped.
+        """
+
     def bmm(self, mat2):
         """Batched matrix product of two 3-D tensors with the same batch size."""
 
     def bool(self):
         """``to(nbgrad.bool)``."""
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        """Fill in place with samples of the Cauchy distribution (``median``, scale ``sigma`` > 0).
+
+        Returns
+        -------
+        Tensor
+            This tensor (floating only), its version bumped.
+        """
 
     def ceil(self):
         """Each element rounded up; its gradient is zero."""
@@ -383,6 +492,15 @@ class Tensor:
     def expand_as(self, other):
         """``expand(other.shape)``."""
 
+    def exponential_(self, lambd=1.0, *, generator=None):
+        """Fill in place with samples of the exponential distribution of rate ``lambd`` (> 0).
+
+        Returns
+        -------
+        Tensor
+            This tensor (floating only), its version bumped.
+        """
+
     def fill_(self, value):
         """In place ``fill``: changes this tensor and bumps its version (chapter 05)."""
 
@@ -418,6 +536,16 @@ class Tensor:
 
     def ge(self, other):
         """Elementwise ``ge``: a bool tensor, never part of the graph."""
+
+    def geometric_(self, p, *, generator=None):
+        """Fill in place with the number of Bernoulli(``p``) trials up to the first success
+        (1, 2, ...), ``p`` in (0, 1).
+
+        Returns
+        -------
+        Tensor
+            This tensor (not bool), its version bumped.
+        """
 
     @property
     def grad(self):
@@ -488,6 +616,15 @@ class Tensor:
     def log(self):
         """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0)."""
 
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        """Fill in place with ``exp`` of samples of ``N(mean, std**2)`` (``std`` > 0).
+
+        Returns
+        -------
+        Tensor
+            This tensor (floating only), its version bumped.
+        """
+
     def log_softmax(self, dim=None, dtype=None):
         """``log(softmax(x))`` along ``dim``, computed without forming the softmax."""
 
@@ -540,6 +677,28 @@ class Tensor:
     def mul_(self, other):
         """In place ``mul``: changes this tensor and bumps its version (chapter 05)."""
 
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """Indices drawn from the categorical distributions given by the rows of ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Non-negative weights (1-D, or 2-D with one distribution per row); they need not sum
+            to one.
+        num_samples : int
+            How many indices to draw from each distribution.
+        replacement : bool
+            Whether an index may be drawn more than once. Without replacement ``num_samples``
+            may not exceed the number of categories.
+        generator : Generator, optional
+            Where the numbers come from.
+
+        Returns
+        -------
+        Tensor
+            int64 indices of shape ``(num_samples,)`` or ``(rows, num_samples)``; no gradient.
+        """
+
     def multiply(self, other):
         """``input * other``, element by element, broadcast."""
 
@@ -585,6 +744,22 @@ class Tensor:
         included; ``p = 0`` counts the nonzero elements).
         """
 
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill in place with samples of ``N(mean, std**2)``.
+
+        Parameters
+        ----------
+        mean, std : float
+            The distribution (``std >= 0``).
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
+
+        Returns
+        -------
+        Tensor
+            This tensor (floating only), its version bumped.
+        """
+
     def not_equal(self, other):
         """Elementwise ``ne``: a bool tensor, never part of the graph."""
 
@@ -608,6 +783,20 @@ class Tensor:
 
     def pow_(self, exponent):
         """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
+
+    def random_(self, from_=None, to=..., *, generator=None):
+        """Fill in place with integers drawn uniformly, in PyTorch's three forms.
+
+        * ``random_()``: from ``[0, 2**mantissa]`` for a floating dtype (2**24 for float32),
+          ``[0, max]`` for an integer one;
+        * ``random_(to)``: from ``[0, to)``;
+        * ``random_(from_, to)``: from ``[from_, to)``, or ``[from_, max]`` with ``to=None``.
+
+        Returns
+        -------
+        Tensor
+            This tensor, its version bumped.
+        """
 
     def reciprocal(self):
         """``1 / input``, element by element (``inf`` at 0)."""
@@ -766,6 +955,18 @@ class Tensor:
 
     def unbind(self, dim=0):
         """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
+
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        """Fill in place with values drawn uniformly from ``[from_, to)``.
+
+        PyTorch's parameter is ``from`` (a Python keyword): pass the bounds by position, or as
+        ``from_=``, as PyTorch's own stubs spell it.
+
+        Returns
+        -------
+        Tensor
+            This tensor (floating only), its version bumped.
+        """
 
     def unsqueeze(self, dim):
         """A dimension of size 1 inserted at ``dim``, as a view."""

@@ -33,7 +33,9 @@ def test_a_users_program_sees_the_names_made_at_import_time(tmp_path):
         y.backward()
         torch.no_such_function(x)
     """))
-    result = mypy("--config-file", str(ROOT / "pyproject.toml"), str(program))
+    # a cache of its own: a shared one would remember the program of another run's tmp_path
+    result = mypy("--config-file", str(ROOT / "pyproject.toml"), "--cache-dir",
+                  str(tmp_path / "mypy_cache"), str(program))
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1, result.stdout + result.stderr
     assert 'Module has no attribute "no_such_function"' in errors[0]

@@ -41,6 +41,8 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 (the operations are bound to the class where each is declared, in ``nbgrad/ops/``).
 """
 
+from typing import Any
+
 '''
 HIDDEN = {"__slots__", "__module__", "__doc__", "__weakref__", "__dict__", "__qualname__",
           "__firstlineno__", "__static_attributes__", "__array_priority__",
@@ -93,14 +95,20 @@ def _docstring(obj, indent):
 
 def _members(cls):
     for name, value in vars(cls).items():
-        if name in HIDDEN or (name.startswith("_") and not name.startswith("__")):
+        if name in HIDDEN or isinstance(value, types.MemberDescriptorType):
             continue
         yield name, value
 
 
+def _slots(cls):
+    """``_data: Any``...: the fields nbgrad's own modules use, so that the checker knows them."""
+    slots = [name for name in vars(cls).get("__slots__", ()) if name not in HIDDEN]
+    return [f"    {name}: Any" for name in slots] + ([""] if slots else [])
+
+
 def _render_class(cls, bases=None):
     lines = [f"class {cls.__name__}({bases}):" if bases else f"class {cls.__name__}:",
-             _docstring(cls, "    "), ""]
+             _docstring(cls, "    "), "", *_slots(cls)]
     for name, value in sorted(_members(cls)):
         if isinstance(value, property):
             lines += ["    @property", f"    def {name}(self):", _docstring(value, "        "), ""]

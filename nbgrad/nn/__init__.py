@@ -19,6 +19,8 @@ from .. import missing as _missing
 from . import activation, functional, init
 from .activation import *  # noqa: F403  (the layers of declared operations among them)
 from .container import ModuleList, Sequential
+from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
+                      FeatureAlphaDropout)
 from .flatten import Flatten
 from .linear import Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
@@ -26,7 +28,8 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["functional", "init", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
-           "Identity", "Flatten", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
+           "Identity", "Flatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
            "BCEWithLogitsLoss"]
 
 

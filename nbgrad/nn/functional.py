@@ -35,13 +35,16 @@ from ..ops.elementwise import check_dtype, to_input
 from ..ops.linalg import is_transposed, mat2_grad
 from ..ops.operands import same_device, tensor_operand
 from ..tensor import Tensor
+from .dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
+                      feature_alpha_dropout)
 
 # The operations that are functions here as they are (``@op(..., functional=True)``).
 _OPS = {o.name: o.function for o in OPS if o.functional}
 globals().update(_OPS)
 
 __all__ = ["linear", "relu", "softmax", "log_softmax", "mse_loss", "nll_loss", "cross_entropy",
-           "binary_cross_entropy_with_logits", *_OPS]
+           "binary_cross_entropy_with_logits", "dropout", "dropout1d", "dropout2d", "dropout3d",
+           "alpha_dropout", "feature_alpha_dropout", *_OPS]
 
 
 # -- activations --------------------------------------------------------------------------

@@ -6,12 +6,19 @@ The public names of ``nbgrad.nn.functional``, each imported from where it is def
 (the operations and their layers are made where each is declared, in ``nbgrad/ops/``).
 """
 
+from nbgrad.nn.dropout import alpha_dropout as alpha_dropout
+from nbgrad.nn.dropout import dropout as dropout
+from nbgrad.nn.dropout import dropout1d as dropout1d
+from nbgrad.nn.dropout import dropout2d as dropout2d
+from nbgrad.nn.dropout import dropout3d as dropout3d
+from nbgrad.nn.dropout import feature_alpha_dropout as feature_alpha_dropout
 from nbgrad.ops.activations import sigmoid as sigmoid
 from nbgrad.ops.activations import tanh as tanh
 
 __all__ = [
-    'binary_cross_entropy_with_logits', 'cross_entropy', 'linear', 'log_softmax', 'mse_loss',
-    'nll_loss', 'relu', 'sigmoid', 'softmax', 'tanh',
+    'alpha_dropout', 'binary_cross_entropy_with_logits', 'cross_entropy', 'dropout',
+    'dropout1d', 'dropout2d', 'dropout3d', 'feature_alpha_dropout', 'linear', 'log_softmax',
+    'mse_loss', 'nll_loss', 'relu', 'sigmoid', 'softmax', 'tanh',
 ]
 
 
