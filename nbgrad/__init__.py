@@ -36,7 +36,7 @@ globals().update(exported())
 del activations, arithmetic, assignment, conversion, indexing, linalg, nondifferentiable
 del pointwise, reductions, selection, shape, exported
 
-from . import nn, optim  # noqa: E402
+from . import nn, optim, utils  # noqa: E402
 
 __version__ = "0.1.0"
 
