@@ -10,9 +10,22 @@ PyTorch checks it, but no worker processes are started (``dataloader.py`` says w
 
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
-from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset,
-                      TensorDataset, random_split)
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+)
 
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",

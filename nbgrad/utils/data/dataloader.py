@@ -7,7 +7,8 @@ from processes that would copy each batch back. So ``get_worker_info()`` is alwa
 ``None`` and ``worker_init_fn`` is never called; ``pin_memory`` has no effect.
 """
 
-from typing import Any, Callable, Iterable, Iterator, Optional
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
@@ -22,7 +23,7 @@ _FIXED = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "per
 def get_worker_info() -> None:
     """Information about the current worker process: always ``None``, since nbgrad's
     loaders load in the calling process (``dataloader.py``)."""
-    return None
+    return
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -101,13 +102,13 @@ class DataLoader:
     ``len()``). Options that define the batches may not be set after construction.
     """
 
-    def __init__(self, dataset: Dataset, batch_size: Optional[int] = 1,
-                 shuffle: Optional[bool] = None, sampler: Optional[Iterable] = None,
-                 batch_sampler: Optional[Iterable] = None, num_workers: int = 0,
-                 collate_fn: Optional[Callable] = None, pin_memory: bool = False,
+    def __init__(self, dataset: Dataset, batch_size: int | None = 1,
+                 shuffle: bool | None = None, sampler: Iterable | None = None,
+                 batch_sampler: Iterable | None = None, num_workers: int = 0,
+                 collate_fn: Callable | None = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0,
-                 worker_init_fn: Optional[Callable] = None, multiprocessing_context: Any = None,
-                 generator: Optional[Any] = None, *, prefetch_factor: Optional[int] = None,
+                 worker_init_fn: Callable | None = None, multiprocessing_context: Any = None,
+                 generator: Any | None = None, *, prefetch_factor: int | None = None,
                  persistent_workers: bool = False, pin_memory_device: str = "",
                  in_order: bool = True) -> None:
         _check_options(dataset, shuffle, sampler, batch_sampler, batch_size, drop_last,

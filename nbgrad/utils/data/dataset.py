@@ -4,7 +4,9 @@
 import bisect
 import math
 import warnings
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Union
+from collections import abc
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from ...tensor import Tensor
 from . import shuffle
@@ -24,12 +26,10 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset, abc.Iterable):
     """An iterable-style dataset: subclasses define ``__iter__``, which yields the samples
-    (a stream, for data that cannot be indexed). ``a + b`` chains two (``ChainDataset``)."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+    (a stream, for data that cannot be indexed); without one it cannot be instantiated, as
+    in PyTorch. ``a + b`` chains two (``ChainDataset``)."""
 
     def __add__(self, other: Dataset) -> "ChainDataset":
         return ChainDataset([self, other])
@@ -71,7 +71,7 @@ class ConcatDataset(Dataset):
     """
 
     @staticmethod
-    def cumsum(sequence: Iterable[Dataset]) -> List[int]:
+    def cumsum(sequence: Iterable[Dataset]) -> list[int]:
         """The running total of the lengths of ``sequence``."""
         totals, total = [], 0
         for dataset in sequence:
@@ -145,14 +145,14 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def _lengths_of_fractions(fractions: Sequence[float], n: int) -> List[int]:
+def _lengths_of_fractions(fractions: Sequence[float], n: int) -> list[int]:
     """PyTorch's rule: ``floor(n * fraction)`` each, then the remainder one by one to the
     splits in order."""
     lengths = []
     for i, frac in enumerate(fractions):
         if frac < 0 or frac > 1:
             raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-        lengths.append(int(math.floor(n * frac)))
+        lengths.append(math.floor(n * frac))
     for i in range(n - sum(lengths)):
         lengths[i % len(lengths)] += 1
     for i, length in enumerate(lengths):
@@ -162,8 +162,8 @@ def _lengths_of_fractions(fractions: Sequence[float], n: int) -> List[int]:
     return lengths
 
 
-def random_split(dataset: Dataset, lengths: Sequence[Union[int, float]],
-                 generator: Optional[Any] = None) -> List[Subset]:
+def random_split(dataset: Dataset, lengths: Sequence[int | float],
+                 generator: Any | None = None) -> list[Subset]:
     """Split ``dataset`` at random into non-overlapping ``Subset``s of the given lengths.
 
     Parameters

@@ -1,7 +1,8 @@
 """Samplers: which indices of a dataset a loader visits, and in what order, as in
 ``torch.utils.data``. Random ones draw through ``shuffle.py``."""
 
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Sized
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any
 
 from . import shuffle
 
@@ -13,7 +14,7 @@ _CHUNK = 32  # PyTorch draws indices with replacement 32 at a time
 class Sampler:
     """The base of samplers: subclasses define ``__iter__`` (indices) and usually ``__len__``."""
 
-    def __init__(self, data_source: Optional[Sized] = None) -> None:
+    def __init__(self, data_source: Sized | None = None) -> None:
         pass
 
     def __iter__(self) -> Iterator:
@@ -49,7 +50,7 @@ class RandomSampler(Sampler):
     """
 
     def __init__(self, data_source: Sized, replacement: bool = False,
-                 num_samples: Optional[int] = None, generator: Optional[Any] = None) -> None:
+                 num_samples: int | None = None, generator: Any | None = None) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -84,7 +85,7 @@ class RandomSampler(Sampler):
 class SubsetRandomSampler(Sampler):
     """The given ``indices`` in a random order (a new one each pass)."""
 
-    def __init__(self, indices: Sequence[int], generator: Optional[Any] = None) -> None:
+    def __init__(self, indices: Sequence[int], generator: Any | None = None) -> None:
         self.indices = indices
         self.generator = generator
 
@@ -112,12 +113,13 @@ class BatchSampler(Sampler):
             raise ValueError("batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
         if not isinstance(drop_last, bool):
-            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+            raise ValueError(  # noqa: TRY004 - PyTorch raises ValueError
+                f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
 
-    def __iter__(self) -> Iterator[List[int]]:
+    def __iter__(self) -> Iterator[list[int]]:
         batch = []
         for index in self.sampler:
             batch.append(index)
