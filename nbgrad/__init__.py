@@ -24,6 +24,8 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        linspace, ones, ones_like, tensor, zeros, zeros_like)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,
                      half, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                     IntTensor, LongTensor, ShortTensor)
 from .ops import (activations, arithmetic, assignment, conversion, indexing, linalg,
                   nondifferentiable, pointwise, reductions, selection, shape)
 from .ops.declare import exported

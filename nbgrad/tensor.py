@@ -111,11 +111,18 @@ class Tensor:
         else:
             vc[0] += 1
 
+    def __new__(cls, *args, **kwargs):
+        """PyTorch's legacy constructor: ``Tensor(data)`` (always of the default float
+        dtype), ``Tensor(*sizes)`` (zeros), ``Tensor()`` (empty) and ``Tensor(tensor)``
+        (shares its memory). ``nbgrad.tensor(data)`` is the constructor to prefer;
+        ``legacy.py`` has the rules. nbgrad's own code makes tensors with ``_make``,
+        which does not come here."""
+        # imported here: legacy.py builds on creation.py, which imports this module
+        from .legacy import legacy_new
+        return legacy_new(cls, None, args, kwargs)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError(
-            "nbgrad.Tensor is not constructed directly: use nbgrad.tensor(data), "
-            "nbgrad.zeros(shape), nbgrad.empty(shape), ..."
-        )
+        pass  # everything happens in __new__
 
     # -- what it is -------------------------------------------------------------------
     @property
@@ -567,6 +574,8 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __new__(cls, data=None, requires_grad=True):
+        """A Parameter over ``data``'s memory (an empty float tensor when ``None``), which
+        requires grad unless ``requires_grad=False``."""
         if data is None:
             data = Tensor._make(np.empty(0, dtypes.get_default_dtype().numpy))
         if not isinstance(data, Tensor):

@@ -143,6 +143,15 @@ class Tensor:
     def __neg__(self):
         """``-input``."""
 
+    @staticmethod
+    def __new__(cls, *args, **kwargs):
+        """PyTorch's legacy constructor: ``Tensor(data)`` (always of the default float
+        dtype), ``Tensor(*sizes)`` (zeros), ``Tensor()`` (empty) and ``Tensor(tensor)``
+        (shares its memory). ``nbgrad.tensor(data)`` is the constructor to prefer;
+        ``legacy.py`` has the rules. nbgrad's own code makes tensors with ``_make``,
+        which does not come here.
+        """
+
     def __or__(self, other):
         """Elementwise ``bitwise_or`` of integer or bool tensors."""
 
@@ -792,7 +801,9 @@ class Parameter(Tensor):
 
     @staticmethod
     def __new__(cls, data=None, requires_grad=True):
-        """Create and return a new object.  See help(type) for accurate signature."""
+        """A Parameter over ``data``'s memory (an empty float tensor when ``None``), which
+        requires grad unless ``requires_grad=False``.
+        """
 
     def __repr__(self):
         """Return repr(self)."""
