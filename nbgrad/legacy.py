@@ -14,8 +14,9 @@ The typed classes are not subclasses of ``Tensor`` (they are not in PyTorch eith
 ``isinstance(nbgrad.zeros(2), nbgrad.FloatTensor)`` is True, as in PyTorch: the check is
 on the dtype (and on being on the CPU).
 
-Only these constructors come through here; nbgrad's own code makes tensors with
-``Tensor._make``, which never calls ``Tensor.__new__``.
+This module installs ``Tensor.__new__`` (it needs ``creation.py``, which ``tensor.py``
+cannot import). Only these constructors come through it: nbgrad's own code makes tensors
+with ``Tensor._make``, which never calls ``Tensor.__new__``.
 """
 
 import numpy as np
@@ -148,6 +149,17 @@ def _zeros(cls, shape, dtype, device):
     if device is not None:
         data = backend.to_device(data, device)
     return cls._make(data)
+
+
+def _tensor_new(cls, *args, **kwargs):
+    """PyTorch's legacy constructor: ``Tensor(data)`` (always of the default float dtype),
+    ``Tensor(*sizes)`` (zeros), ``Tensor()`` (empty) and ``Tensor(tensor)`` (shares its
+    memory); keywords ``device=``, and ``data=`` or ``size=``. ``nbgrad.tensor(data)`` is
+    the constructor to prefer (``nbgrad.legacy`` has the rules)."""
+    return legacy_new(cls, None, args, kwargs)
+
+
+Tensor.__new__ = staticmethod(_tensor_new)
 
 
 class tensortype(type):

@@ -111,18 +111,8 @@ class Tensor:
         else:
             vc[0] += 1
 
-    def __new__(cls, *args, **kwargs):
-        """PyTorch's legacy constructor: ``Tensor(data)`` (always of the default float
-        dtype), ``Tensor(*sizes)`` (zeros), ``Tensor()`` (empty) and ``Tensor(tensor)``
-        (shares its memory). ``nbgrad.tensor(data)`` is the constructor to prefer;
-        ``legacy.py`` has the rules. nbgrad's own code makes tensors with ``_make``,
-        which does not come here."""
-        # imported here: legacy.py builds on creation.py, which imports this module
-        from .legacy import legacy_new
-        return legacy_new(cls, None, args, kwargs)
-
     def __init__(self, *args, **kwargs):
-        pass  # everything happens in __new__
+        pass  # ``nbgrad.Tensor(...)``, the legacy constructor, is the ``__new__`` of legacy.py
 
     # -- what it is -------------------------------------------------------------------
     @property

@@ -145,11 +145,10 @@ class Tensor:
 
     @staticmethod
     def __new__(cls, *args, **kwargs):
-        """PyTorch's legacy constructor: ``Tensor(data)`` (always of the default float
-        dtype), ``Tensor(*sizes)`` (zeros), ``Tensor()`` (empty) and ``Tensor(tensor)``
-        (shares its memory). ``nbgrad.tensor(data)`` is the constructor to prefer;
-        ``legacy.py`` has the rules. nbgrad's own code makes tensors with ``_make``,
-        which does not come here.
+        """PyTorch's legacy constructor: ``Tensor(data)`` (always of the default float dtype),
+        ``Tensor(*sizes)`` (zeros), ``Tensor()`` (empty) and ``Tensor(tensor)`` (shares its
+        memory); keywords ``device=``, and ``data=`` or ``size=``. ``nbgrad.tensor(data)`` is
+        the constructor to prefer (``nbgrad.legacy`` has the rules).
         """
 
     def __or__(self, other):
