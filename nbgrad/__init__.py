@@ -24,6 +24,7 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        linspace, ones, ones_like, tensor, zeros, zeros_like)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,
                      half, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
+from .interop import from_dlpack
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor)
 from .ops import (activations, arithmetic, assignment, conversion, indexing, linalg,
@@ -31,6 +32,7 @@ from .ops import (activations, arithmetic, assignment, conversion, indexing, lin
 from .ops.declare import exported
 from .printing import set_printoptions
 from .random import manual_seed, rand, rand_like, randint, randn, randn_like, randperm
+from .serialization import load, save
 from .tensor import Parameter, Size, Tensor
 
 # Each operation declares its names where it is defined (``@op``); these are its exports.

@@ -425,6 +425,33 @@ class Tensor:
             return array.astype(dtype)
         return array.copy() if copy else array
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The values as a DLPack capsule (the array interchange protocol), so that
+        ``torch.from_dlpack(t)``, ``numpy.from_dlpack(t)`` and ``cupy.from_dlpack(t)``
+        share this tensor's memory. The keywords are the protocol's, passed on to NumPy or
+        CuPy.
+
+        As in PyTorch, a tensor that requires grad must be detached first. A view with
+        negative strides (``flip``) is exported as a copy, which the protocol allows when
+        ``copy`` is not ``False``: PyTorch cannot import negative strides.
+        """
+        if self._requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        data = self._data
+        if any(s < 0 for s in data.strides):
+            if copy is False:
+                raise BufferError("a tensor with negative strides cannot be exported without a "
+                                  "copy\nnbgrad hint: call .contiguous() first, or pass copy=None.")
+            data = data.copy()
+        wanted = {"stream": stream, "max_version": max_version, "dl_device": dl_device,
+                  "copy": copy}
+        return data.__dlpack__(**{k: v for k, v in wanted.items() if v is not None})
+
+    def __dlpack_device__(self):
+        """``(device type, index)`` in DLPack's numbering: ``(1, 0)`` for the CPU,
+        ``(2, i)`` for CUDA device ``i``."""
+        return self._data.__dlpack_device__()
+
     def cpu(self):
         """This tensor on the CPU (itself when it is there already)."""
         return self.to("cpu")

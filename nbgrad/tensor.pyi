@@ -42,6 +42,22 @@ class Tensor:
         user's own attributes (deep-copied).
         """
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The values as a DLPack capsule (the array interchange protocol), so that
+        ``torch.from_dlpack(t)``, ``numpy.from_dlpack(t)`` and ``cupy.from_dlpack(t)``
+        share this tensor's memory. The keywords are the protocol's, passed on to NumPy or
+        CuPy.
+
+        As in PyTorch, a tensor that requires grad must be detached first. A view with
+        negative strides (``flip``) is exported as a copy, which the protocol allows when
+        ``copy`` is not ``False``: PyTorch cannot import negative strides.
+        """
+
+    def __dlpack_device__(self):
+        """``(device type, index)`` in DLPack's numbering: ``(1, 0)`` for the CPU,
+        ``(2, i)`` for CUDA device ``i``.
+        """
+
     def __eq__(self, other):
         """Elementwise ``eq``: a bool tensor, never part of the graph."""
 

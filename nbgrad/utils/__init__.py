@@ -1,6 +1,6 @@
 """Utilities beside the autograd core, as in ``torch.utils``: ``data`` (datasets, samplers
-and the ``DataLoader``)."""
+and the ``DataLoader``) and ``dlpack`` (``to_dlpack`` / ``from_dlpack``)."""
 
-from . import data
+from . import data, dlpack
 
-__all__ = ["data"]
+__all__ = ["data", "dlpack"]
