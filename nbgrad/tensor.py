@@ -163,12 +163,15 @@ class Tensor:
 
     def type(self, dtype=None):
         """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
-        nbgrad dtype or a type name such as ``'nbgrad.DoubleTensor'``."""
+        nbgrad dtype, a typed class (``nbgrad.DoubleTensor``) or a type name such as
+        ``'nbgrad.DoubleTensor'``."""
         if dtype is None:
             prefix = "nbgrad.cuda." if self.is_cuda else "nbgrad."
             return prefix + self.dtype._tensor_type
         if type(dtype) is dtypes.dtype:
             return self.to(dtype)
+        if isinstance(dtype, type) and type(getattr(dtype, "dtype", None)) is dtypes.dtype:
+            return self.to(dtype.dtype)  # a typed class: x.type(nbgrad.DoubleTensor)
         if isinstance(dtype, type):  # PyTorch names the Python or NumPy type it refuses
             name = dtype.__name__ if dtype.__module__ == "builtins" else f"{dtype.__module__}.{dtype.__name__}"
             raise ValueError(f"invalid type: '{name}'")

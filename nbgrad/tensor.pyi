@@ -767,7 +767,8 @@ class Tensor:
 
     def type(self, dtype=None):
         """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
-        nbgrad dtype or a type name such as ``'nbgrad.DoubleTensor'``.
+        nbgrad dtype, a typed class (``nbgrad.DoubleTensor``) or a type name such as
+        ``'nbgrad.DoubleTensor'``.
         """
 
     def type_as(self, other):

@@ -171,6 +171,17 @@ def test_typed_classes_as_pytorch_has_them():
     assert repr(ng.FloatTensor) == "<class 'nbgrad.FloatTensor'>"
 
 
+@pytest.mark.parametrize("cls", TYPED)
+def test_type_with_a_typed_class(cls):
+    check(lambda M: M.tensor([1.5, -2.0]).type(getattr(M, cls)))
+    check(lambda M: M.zeros(2).type(getattr(M, cls)).type())
+
+
+def test_type_refuses_other_classes():
+    check_error(lambda M: M.zeros(2).type(float))
+    check_error(lambda M: M.zeros(2).type(np.float32))
+
+
 def test_subclass_of_tensor():
     class Mine(ng.Tensor):
         pass
