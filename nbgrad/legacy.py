@@ -24,6 +24,7 @@ import numpy as np
 from . import backend, dtypes
 from .creation import tensor
 from .tensor import Size, Tensor
+from .warn import keep_numpy_warnings_silenced
 
 _SIGNATURES = (
     " * (*, nbgrad.device device = None)\n"
@@ -115,6 +116,7 @@ def _from_data(cls, data, dtype, device):
 def legacy_new(cls, dtype, args, kwargs):
     """A tensor of ``cls`` (``Tensor`` or a subclass) by PyTorch's legacy rules; ``dtype``
     is the typed class's (``FloatTensor``: float32), ``None`` for the default dtype."""
+    keep_numpy_warnings_silenced()  # a cast that overflows gives inf, silently (PyTorch)
     if any(k not in ("device", "size", "data") for k in kwargs):
         raise _invalid_combination(args, kwargs)
     device = kwargs.get("device")

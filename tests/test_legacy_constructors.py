@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 
-from parity import check, check_error, torch
+from parity import check, check_error, check_no_warning, torch
 
 import nbgrad as ng
 
@@ -180,6 +180,13 @@ def test_type_with_a_typed_class(cls):
 def test_type_refuses_other_classes():
     check_error(lambda M: M.zeros(2).type(float))
     check_error(lambda M: M.zeros(2).type(np.float32))
+
+
+@pytest.mark.parametrize("make", [lambda M: M.Tensor(np.array([1e40])), lambda M: M.Tensor([1e40]),
+                                  lambda M: M.HalfTensor(np.array([1e6]))])
+def test_overflow_is_inf_without_a_warning(make):
+    check_no_warning(make)
+    check(make)
 
 
 def test_subclass_of_tensor():
