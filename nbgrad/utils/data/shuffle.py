@@ -8,6 +8,8 @@ seeds, so shuffled loaders are reproducible after ``nbgrad.manual_seed(...)``.
 
 from ... import random
 
+__all__ = ["integers", "permutation"]
+
 
 def _generator_keywords(generator):
     return {} if generator is None else {"generator": generator}
