@@ -161,7 +161,7 @@ def _tensor_new(cls, *args, **kwargs):
     return legacy_new(cls, None, args, kwargs)
 
 
-Tensor.__new__ = staticmethod(_tensor_new)
+Tensor.__new__ = staticmethod(_tensor_new)  # type: ignore[method-assign]  # installed here, see above
 
 
 class tensortype(type):

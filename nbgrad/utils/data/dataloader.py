@@ -7,8 +7,8 @@ from processes that would copy each batch back. So ``get_worker_info()`` is alwa
 ``None`` and ``worker_init_fn`` is never called; ``pin_memory`` has no effect.
 """
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sized
+from typing import Any, cast
 
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
@@ -119,9 +119,9 @@ class DataLoader:
             if isinstance(dataset, IterableDataset):
                 sampler = _InfiniteConstantSampler()
             elif shuffle:
-                sampler = RandomSampler(dataset, generator=generator)
+                sampler = RandomSampler(cast(Sized, dataset), generator=generator)
             else:
-                sampler = SequentialSampler(dataset)
+                sampler = SequentialSampler(cast(Sized, dataset))
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         if collate_fn is None:
@@ -150,51 +150,49 @@ class DataLoader:
                              f"{type(self).__name__} is initialized")
         super().__setattr__(name, value)
 
-    @property
-    def _auto_collation(self) -> bool:
-        return self.batch_sampler is not None
-
     def __iter__(self) -> Iterator:
-        if isinstance(self.dataset, IterableDataset):
-            return self._iterate_stream()
-        return self._iterate_indexed()
+        dataset = self.dataset
+        if isinstance(dataset, IterableDataset):
+            return self._iterate_stream(dataset, self.batch_size)
+        return self._iterate_indexed(dataset)
 
-    def _iterate_indexed(self) -> Iterator:
-        dataset, collate = self.dataset, self.collate_fn
-        if not self._auto_collation:
+    def _iterate_indexed(self, dataset: Dataset) -> Iterator:
+        collate, batch_sampler = self.collate_fn, self.batch_sampler
+        if batch_sampler is None:  # no batching: each sample converted on its own
             for index in self.sampler:
                 yield collate(dataset[index])
             return
         fetch_many = getattr(dataset, "__getitems__", None)
-        for indices in self.batch_sampler:
+        for indices in batch_sampler:
             samples = fetch_many(indices) if fetch_many else [dataset[i] for i in indices]
             yield collate(samples)
 
-    def _iterate_stream(self) -> Iterator:
+    def _iterate_stream(self, dataset: IterableDataset, batch_size: int | None) -> Iterator:
         collate = self.collate_fn
-        if not self._auto_collation:
-            for sample in self.dataset:
+        if batch_size is None:
+            for sample in dataset:
                 yield collate(sample)
             return
-        stream = iter(self.dataset)
+        stream = iter(dataset)
         while True:
             batch = []
             for sample in stream:
                 batch.append(sample)
-                if len(batch) == self.batch_size:
+                if len(batch) == batch_size:
                     break
-            if not batch or self.drop_last and len(batch) < self.batch_size:
+            if not batch or self.drop_last and len(batch) < batch_size:
                 return
             yield collate(batch)
-            if len(batch) < self.batch_size:
+            if len(batch) < batch_size:
                 return
 
     def __len__(self) -> int:
         if isinstance(self.dataset, IterableDataset):
-            length = len(self.dataset)
+            length = len(self.dataset)  # type: ignore[arg-type]  # TypeError without one, as in PyTorch
             if self.batch_size is not None:
                 if self.drop_last:
                     return length // self.batch_size
                 return (length + self.batch_size - 1) // self.batch_size
             return length
-        return len(self.batch_sampler if self._auto_collation else self.sampler)
+        counted = self.sampler if self.batch_sampler is None else self.batch_sampler
+        return len(counted)  # type: ignore[arg-type]  # a sampler without len: TypeError, as in PyTorch

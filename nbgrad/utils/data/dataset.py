@@ -3,9 +3,10 @@
 
 import bisect
 import math
+import operator
 import warnings
 from collections import abc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 from ...tensor import Tensor
@@ -31,7 +32,7 @@ class IterableDataset(Dataset, abc.Iterable):
     (a stream, for data that cannot be indexed); without one it cannot be instantiated, as
     in PyTorch. ``a + b`` chains two (``ChainDataset``)."""
 
-    def __add__(self, other: Dataset) -> "ChainDataset":
+    def __add__(self, other: Dataset) -> "ChainDataset":  # type: ignore[override]  # as PyTorch
         return ChainDataset([self, other])
 
 
@@ -71,7 +72,7 @@ class ConcatDataset(Dataset):
     """
 
     @staticmethod
-    def cumsum(sequence: Iterable[Dataset]) -> list[int]:
+    def cumsum(sequence: Iterable[Sized]) -> list[int]:
         """The running total of the lengths of ``sequence``."""
         totals, total = [], 0
         for dataset in sequence:
@@ -79,7 +80,7 @@ class ConcatDataset(Dataset):
             totals.append(total)
         return totals
 
-    def __init__(self, datasets: Iterable[Dataset]) -> None:
+    def __init__(self, datasets: Iterable[Sized]) -> None:
         self.datasets = list(datasets)
         assert len(self.datasets) > 0, "datasets should not be an empty iterable"
         for d in self.datasets:
@@ -107,7 +108,7 @@ class ChainDataset(IterableDataset):
     datasets : iterable of IterableDataset
     """
 
-    def __init__(self, datasets: Iterable[Dataset]) -> None:
+    def __init__(self, datasets: Iterable[Any]) -> None:
         self.datasets = datasets
 
     def __iter__(self) -> Iterator:
@@ -132,7 +133,7 @@ class Subset(Dataset):
     indices : sequence of int
     """
 
-    def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
+    def __init__(self, dataset: Any, indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = indices
 
@@ -162,7 +163,7 @@ def _lengths_of_fractions(fractions: Sequence[float], n: int) -> list[int]:
     return lengths
 
 
-def random_split(dataset: Dataset, lengths: Sequence[int | float],
+def random_split(dataset: Sized, lengths: Sequence[int | float],
                  generator: Any | None = None) -> list[Subset]:
     """Split ``dataset`` at random into non-overlapping ``Subset``s of the given lengths.
 
@@ -179,13 +180,16 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
     -------
     list of Subset
     """
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
-        lengths = _lengths_of_fractions(lengths, len(dataset))
-    if sum(lengths) != len(dataset):
+    total = math.fsum(lengths)
+    if math.isclose(total, 1) and total <= 1:
+        sizes = _lengths_of_fractions(lengths, len(dataset))
+    else:
+        sizes = [operator.index(n) for n in lengths]
+    if sum(sizes) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = shuffle.permutation(sum(lengths), generator)
+    indices = shuffle.permutation(sum(sizes), generator)
     splits, offset = [], 0
-    for length in lengths:
-        splits.append(Subset(dataset, indices[offset:offset + length]))
-        offset += length
+    for size in sizes:
+        splits.append(Subset(dataset, indices[offset:offset + size]))
+        offset += size
     return splits

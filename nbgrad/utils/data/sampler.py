@@ -130,6 +130,7 @@ class BatchSampler(Sampler):
             yield batch
 
     def __len__(self) -> int:
+        length = len(self.sampler)  # type: ignore[arg-type]  # TypeError without one, as in PyTorch
         if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+            return length // self.batch_size
+        return (length + self.batch_size - 1) // self.batch_size
