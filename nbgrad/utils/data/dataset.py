@@ -72,7 +72,7 @@ class ConcatDataset(Dataset):
     """
 
     @staticmethod
-    def cumsum(sequence: Iterable[Sized]) -> list[int]:
+    def cumsum(sequence: Iterable[Any]) -> list[int]:
         """The running total of the lengths of ``sequence``."""
         totals, total = [], 0
         for dataset in sequence:
@@ -80,7 +80,7 @@ class ConcatDataset(Dataset):
             totals.append(total)
         return totals
 
-    def __init__(self, datasets: Iterable[Sized]) -> None:
+    def __init__(self, datasets: Iterable[Any]) -> None:
         self.datasets = list(datasets)
         assert len(self.datasets) > 0, "datasets should not be an empty iterable"
         for d in self.datasets:
@@ -120,7 +120,7 @@ class ChainDataset(IterableDataset):
         total = 0
         for d in self.datasets:
             assert isinstance(d, IterableDataset), "ChainDataset only supports IterableDataset"
-            total += len(d)
+            total += len(d)  # type: ignore[arg-type]  # TypeError without one, as in PyTorch
         return total
 
 
@@ -184,7 +184,7 @@ def random_split(dataset: Sized, lengths: Sequence[int | float],
     if math.isclose(total, 1) and total <= 1:
         sizes = _lengths_of_fractions(lengths, len(dataset))
     else:
-        sizes = [operator.index(n) for n in lengths]
+        sizes = [operator.index(n) for n in lengths]  # type: ignore[arg-type]  # floats: TypeError
     if sum(sizes) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = shuffle.permutation(sum(sizes), generator)

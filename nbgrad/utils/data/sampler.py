@@ -108,7 +108,7 @@ class BatchSampler(Sampler):
         Drop the last batch when it is smaller than ``batch_size``.
     """
 
-    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+    def __init__(self, sampler: Iterable[Any], batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError("batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
