@@ -27,6 +27,9 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        linspace, ones, ones_like, tensor, zeros, zeros_like)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,
                      half, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
+from .interop import from_dlpack
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                     IntTensor, LongTensor, ShortTensor)
 from .ops import (activations, arithmetic, assignment, conversion, indexing, linalg,
                   nondifferentiable, pointwise, reductions, selection, shape)
 from .ops.declare import exported
@@ -36,6 +39,7 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
 from .random import fills as _fills  # noqa: F401  (binds Tensor.normal_, uniform_, ...)
 from .random.sampling import (bernoulli, multinomial, normal, poisson, rand, rand_like, randint,
                               randint_like, randn, randn_like, randperm)
+from .serialization import load, save
 from .tensor import Parameter, Size, Tensor
 
 # Each operation declares its names where it is defined (``@op``); these are its exports.
@@ -43,7 +47,7 @@ globals().update(exported())
 del activations, arithmetic, assignment, conversion, indexing, linalg, nondifferentiable
 del pointwise, reductions, selection, shape, exported
 
-from . import nn, optim  # noqa: E402
+from . import nn, optim, utils  # noqa: E402
 
 __version__ = "0.1.0"
 

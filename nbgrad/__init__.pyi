@@ -12,12 +12,16 @@ from nbgrad import core as core
 from nbgrad import creation as creation
 from nbgrad import cuda as cuda
 from nbgrad import dtypes as dtypes
+from nbgrad import interop as interop
+from nbgrad import legacy as legacy
 from nbgrad import missing as missing
 from nbgrad import nn as nn
 from nbgrad import ops as ops
 from nbgrad import optim as optim
 from nbgrad import printing as printing
 from nbgrad import random as random
+from nbgrad import serialization as serialization
+from nbgrad import utils as utils
 from nbgrad import warn as warn
 from nbgrad.backend import device as device
 from nbgrad.core.grad_mode import enable_grad as enable_grad
@@ -56,6 +60,16 @@ from nbgrad.dtypes import long as long
 from nbgrad.dtypes import set_default_dtype as set_default_dtype
 from nbgrad.dtypes import short as short
 from nbgrad.dtypes import uint8 as uint8
+from nbgrad.interop import from_dlpack as from_dlpack
+from nbgrad.legacy import BoolTensor as BoolTensor
+from nbgrad.legacy import ByteTensor as ByteTensor
+from nbgrad.legacy import CharTensor as CharTensor
+from nbgrad.legacy import DoubleTensor as DoubleTensor
+from nbgrad.legacy import FloatTensor as FloatTensor
+from nbgrad.legacy import HalfTensor as HalfTensor
+from nbgrad.legacy import IntTensor as IntTensor
+from nbgrad.legacy import LongTensor as LongTensor
+from nbgrad.legacy import ShortTensor as ShortTensor
 from nbgrad.ops.activations import log_softmax as log_softmax
 from nbgrad.ops.activations import relu as relu
 from nbgrad.ops.activations import sigmoid as sigmoid
@@ -169,6 +183,8 @@ from nbgrad.random.sampling import randint_like as randint_like
 from nbgrad.random.sampling import randn as randn
 from nbgrad.random.sampling import randn_like as randn_like
 from nbgrad.random.sampling import randperm as randperm
+from nbgrad.serialization import load as load
+from nbgrad.serialization import save as save
 from nbgrad.tensor import Parameter as Parameter
 from nbgrad.tensor import Size as Size
 from nbgrad.tensor import Tensor as Tensor
@@ -176,21 +192,23 @@ from nbgrad.warn import is_warn_always_enabled as is_warn_always_enabled
 from nbgrad.warn import set_warn_always as set_warn_always
 
 __all__ = [
-    'Generator', 'Parameter', 'Size', 'Tensor', 'abs', 'add', 'all', 'allclose', 'amax', 'amin',
-    'any', 'arange', 'argmax', 'argmin', 'as_tensor', 'bernoulli', 'bmm', 'bool', 'cat', 'ceil',
-    'clamp', 'clip', 'clone', 'concat', 'concatenate', 'cos', 'default_generator', 'device',
-    'div', 'divide', 'dot', 'double', 'dtype', 'empty', 'empty_like', 'enable_grad', 'eq',
-    'equal', 'exp', 'expand', 'eye', 'flatten', 'float', 'float16', 'float32', 'float64',
-    'floor', 'floor_divide', 'fmod', 'from_numpy', 'full', 'full_like', 'ge',
-    'get_default_dtype', 'get_rng_state', 'greater', 'greater_equal', 'gt', 'half',
-    'initial_seed', 'int', 'int16', 'int32', 'int64', 'int8', 'is_grad_enabled', 'is_tensor',
-    'is_warn_always_enabled', 'isclose', 'isfinite', 'isinf', 'isnan', 'le', 'less',
-    'less_equal', 'linspace', 'log', 'log_softmax', 'logical_not', 'logsumexp', 'long', 'lt',
-    'manual_seed', 'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm',
-    'mul', 'multinomial', 'multiply', 'mv', 'ne', 'neg', 'negative', 'no_grad', 'norm',
-    'normal', 'not_equal', 'numel', 'ones', 'ones_like', 'permute', 'poisson', 'positive',
-    'pow', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm',
-    'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsub', 'seed', 'select',
+    'BoolTensor', 'ByteTensor', 'CharTensor', 'DoubleTensor', 'FloatTensor', 'Generator',
+    'HalfTensor', 'IntTensor', 'LongTensor', 'Parameter', 'ShortTensor', 'Size', 'Tensor',
+    'abs', 'add', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin',
+    'as_tensor', 'bernoulli', 'bmm', 'bool', 'cat', 'ceil', 'clamp', 'clip', 'clone', 'concat',
+    'concatenate', 'cos', 'default_generator', 'device', 'div', 'divide', 'dot', 'double',
+    'dtype', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal', 'exp', 'expand', 'eye',
+    'flatten', 'float', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmod',
+    'from_dlpack', 'from_numpy', 'full', 'full_like', 'ge', 'get_default_dtype',
+    'get_rng_state', 'greater', 'greater_equal', 'gt', 'half', 'initial_seed', 'int', 'int16',
+    'int32', 'int64', 'int8', 'is_grad_enabled', 'is_tensor', 'is_warn_always_enabled',
+    'isclose', 'isfinite', 'isinf', 'isnan', 'le', 'less', 'less_equal', 'linspace', 'load',
+    'log', 'log_softmax', 'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed',
+    'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mul',
+    'multinomial', 'multiply', 'mv', 'ne', 'neg', 'negative', 'no_grad', 'norm', 'normal',
+    'not_equal', 'numel', 'ones', 'ones_like', 'permute', 'poisson', 'positive', 'pow', 'rand',
+    'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal',
+    'relu', 'remainder', 'reshape', 'round', 'rsub', 'save', 'seed', 'select',
     'set_default_dtype', 'set_grad_enabled', 'set_printoptions', 'set_rng_state',
     'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign', 'sin', 'softmax', 'sqrt', 'square',
     'squeeze', 'stack', 'std', 'sub', 'subtract', 'sum', 'swapaxes', 't', 'tanh', 'tensor',

@@ -112,10 +112,7 @@ class Tensor:
             vc[0] += 1
 
     def __init__(self, *args, **kwargs):
-        raise TypeError(
-            "nbgrad.Tensor is not constructed directly: use nbgrad.tensor(data), "
-            "nbgrad.zeros(shape), nbgrad.empty(shape), ..."
-        )
+        pass  # ``nbgrad.Tensor(...)``, the legacy constructor, is the ``__new__`` of legacy.py
 
     # -- what it is -------------------------------------------------------------------
     @property
@@ -166,12 +163,15 @@ class Tensor:
 
     def type(self, dtype=None):
         """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
-        nbgrad dtype or a type name such as ``'nbgrad.DoubleTensor'``."""
+        nbgrad dtype, a typed class (``nbgrad.DoubleTensor``) or a type name such as
+        ``'nbgrad.DoubleTensor'``."""
         if dtype is None:
             prefix = "nbgrad.cuda." if self.is_cuda else "nbgrad."
             return prefix + self.dtype._tensor_type
         if type(dtype) is dtypes.dtype:
             return self.to(dtype)
+        if isinstance(dtype, type) and type(getattr(dtype, "dtype", None)) is dtypes.dtype:
+            return self.to(dtype.dtype)  # a typed class: x.type(nbgrad.DoubleTensor)
         if isinstance(dtype, type):  # PyTorch names the Python or NumPy type it refuses
             name = dtype.__name__ if dtype.__module__ == "builtins" else f"{dtype.__module__}.{dtype.__name__}"
             raise ValueError(f"invalid type: '{name}'")
@@ -428,6 +428,33 @@ class Tensor:
             return array.astype(dtype)
         return array.copy() if copy else array
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The values as a DLPack capsule (the array interchange protocol), so that
+        ``torch.from_dlpack(t)``, ``numpy.from_dlpack(t)`` and ``cupy.from_dlpack(t)``
+        share this tensor's memory. The keywords are the protocol's, passed on to NumPy or
+        CuPy.
+
+        As in PyTorch, a tensor that requires grad must be detached first. A view with
+        negative strides (``flip``) is exported as a copy, which the protocol allows when
+        ``copy`` is not ``False``: PyTorch cannot import negative strides.
+        """
+        if self._requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        data = self._data
+        if any(s < 0 for s in data.strides):
+            if copy is False:
+                raise BufferError("a tensor with negative strides cannot be exported without a "
+                                  "copy\nnbgrad hint: call .contiguous() first, or pass copy=None.")
+            data = data.copy()
+        wanted = {"stream": stream, "max_version": max_version, "dl_device": dl_device,
+                  "copy": copy}
+        return data.__dlpack__(**{k: v for k, v in wanted.items() if v is not None})
+
+    def __dlpack_device__(self):
+        """``(device type, index)`` in DLPack's numbering: ``(1, 0)`` for the CPU,
+        ``(2, i)`` for CUDA device ``i``."""
+        return self._data.__dlpack_device__()
+
     def cpu(self):
         """This tensor on the CPU (itself when it is there already)."""
         return self.to("cpu")
@@ -574,6 +601,8 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __new__(cls, data=None, requires_grad=True):
+        """A Parameter over ``data``'s memory (an empty float tensor when ``None``), which
+        requires grad unless ``requires_grad=False``."""
         if data is None:
             data = Tensor._make(np.empty(0, dtypes.get_default_dtype().numpy))
         if not isinstance(data, Tensor):

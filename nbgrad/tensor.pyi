@@ -74,6 +74,22 @@ class Tensor:
         user's own attributes (deep-copied).
         """
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The values as a DLPack capsule (the array interchange protocol), so that
+        ``torch.from_dlpack(t)``, ``numpy.from_dlpack(t)`` and ``cupy.from_dlpack(t)``
+        share this tensor's memory. The keywords are the protocol's, passed on to NumPy or
+        CuPy.
+
+        As in PyTorch, a tensor that requires grad must be detached first. A view with
+        negative strides (``flip``) is exported as a copy, which the protocol allows when
+        ``copy`` is not ``False``: PyTorch cannot import negative strides.
+        """
+
+    def __dlpack_device__(self):
+        """``(device type, index)`` in DLPack's numbering: ``(1, 0)`` for the CPU,
+        ``(2, i)`` for CUDA device ``i``.
+        """
+
     def __eq__(self, other):
         """Elementwise ``eq``: a bool tensor, never part of the graph."""
 
@@ -174,6 +190,14 @@ class Tensor:
 
     def __neg__(self):
         """``-input``."""
+
+    @staticmethod
+    def __new__(cls, *args, **kwargs):
+        """PyTorch's legacy constructor: ``Tensor(data)`` (always of the default float dtype),
+        ``Tensor(*sizes)`` (zeros), ``Tensor()`` (empty) and ``Tensor(tensor)`` (shares its
+        memory); keywords ``device=``, and ``data=`` or ``size=``. ``nbgrad.tensor(data)`` is
+        the constructor to prefer (``nbgrad.legacy`` has the rules).
+        """
 
     def __or__(self, other):
         """Elementwise ``bitwise_or`` of integer or bool tensors."""
@@ -947,7 +971,8 @@ class Tensor:
 
     def type(self, dtype=None):
         """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
-        nbgrad dtype or a type name such as ``'nbgrad.DoubleTensor'``.
+        nbgrad dtype, a typed class (``nbgrad.DoubleTensor``) or a type name such as
+        ``'nbgrad.DoubleTensor'``.
         """
 
     def type_as(self, other):
@@ -1008,7 +1033,9 @@ class Parameter(Tensor):
 
     @staticmethod
     def __new__(cls, data=None, requires_grad=True):
-        """Create and return a new object.  See help(type) for accurate signature."""
+        """A Parameter over ``data``'s memory (an empty float tensor when ``None``), which
+        requires grad unless ``requires_grad=False``.
+        """
 
     def __repr__(self):
         """Return repr(self)."""
