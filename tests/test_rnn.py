@@ -120,3 +120,163 @@ def test_layer_matches_torch_in_float64(kind, seed):
     rng = np.random.default_rng(1000 + seed)
     layout = LAYOUTS[rng.integers(len(LAYOUTS))]
     check(layer_program(kind, *layout, seed, "float64"), rtol=1e-10, atol=1e-12)
+
+
+def test_empty_batch_matches_torch():
+    def program(M):
+        module = loaded(M, "LSTM", WEIGHTS_3_4, M.float32, input_size=3, hidden_size=4)
+        x = M.zeros(5, 0, 3, requires_grad=True)
+        out, (h, c) = module(x)
+        (out.sum() + h.sum() + c.sum()).backward()
+        return out, h, c, x.grad, module.weight_ih_l0.grad
+
+    check(program)
+
+
+WEIGHTS_3_4 = random_weights(ng.nn.LSTM(3, 4), np.random.default_rng(7))
+
+
+# -- cells --------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", CELLS)
+@pytest.mark.parametrize("seed", range(8))
+def test_cell_matches_torch(kind, seed):
+    cls, kwargs, n_states = CELLS[kind]
+    rng = np.random.default_rng(seed)
+    batch, input_size, hidden = int(rng.integers(1, 4)), int(rng.integers(1, 5)), int(rng.integers(1, 6))
+    unbatched, with_state, bias = rng.random() < 0.3, rng.random() < 0.6, bool(seed % 2)
+    kwargs = dict(kwargs, input_size=input_size, hidden_size=hidden, bias=bias)
+    weights = random_weights(getattr(ng.nn, cls)(**kwargs), rng)
+    lead = () if unbatched else (batch,)
+    x = rng.normal(size=lead + (input_size,))
+    states = [rng.normal(size=lead + (hidden,)) for _ in range(n_states)]
+
+    def program(M):
+        cell = loaded(M, cls, weights, M.float32, **kwargs)
+        inp = M.tensor(x, dtype=M.float32, requires_grad=True)
+        hx = state_leaves(M, states, M.float32) if with_state else None
+        new = cell(inp) if hx is None else cell(inp, hx)
+        rng = np.random.default_rng(seed)
+        loss = sum((t * M.tensor(rng.uniform(-1, 1, tuple(t.shape)), dtype=t.dtype)).sum()
+                   for t in as_tuple(new))
+        loss.backward()
+        return (new, grad_of(inp), [grad_of(h) for h in as_tuple(hx)] if with_state else None,
+                {name: grad_of(p) for name, p in cell.named_parameters()})
+
+    check(program, atol=1e-5)
+
+
+def test_cells_unrolled_equal_the_layer():
+    """A layer is its cell applied step after step, with the same weights (nbgrad alone)."""
+    rng = np.random.default_rng(3)
+    for kind, (cls, kwargs, _) in KINDS.items():
+        layer = getattr(ng.nn, cls)(3, 4, **kwargs)
+        cell = getattr(ng.nn, CELLS[kind][0])(3, 4, **CELLS[kind][1])
+        cell.load_state_dict({k[:-3]: v for k, v in layer.state_dict().items()})
+        x = ng.tensor(rng.normal(size=(5, 2, 3)), dtype=ng.float32)
+        out, _ = layer(x)
+        state = None
+        for t in range(5):
+            state = cell(x[t]) if state is None else cell(x[t], state)
+            h = state[0] if isinstance(state, tuple) else state
+            np.testing.assert_allclose(out[t].detach().numpy(), h.detach().numpy(), rtol=1e-6,
+                                       atol=1e-6, err_msg=kind)
+
+
+# -- gradcheck (float64, nbgrad alone) ----------------------------------------------------
+@pytest.mark.parametrize("kind", KINDS)
+def test_layer_gradcheck(kind):
+    cls, kwargs, n_states = KINDS[kind]
+    ng.manual_seed(0)
+    layer = getattr(ng.nn, cls)(2, 3, num_layers=2, bidirectional=True, dtype=ng.float64, **kwargs)
+    x = ng.randn(3, 2, 2, dtype=ng.float64, requires_grad=True)
+    states = tuple(ng.randn(4, 2, 3, dtype=ng.float64, requires_grad=True) for _ in range(n_states))
+
+    def f(x, *inputs):
+        out, final = layer(x, states[0] if n_states == 1 else states)
+        return (out, *as_tuple(final))
+
+    assert gradcheck(f, (x, *states, *layer.parameters()))
+
+
+@pytest.mark.parametrize("kind", CELLS)
+def test_cell_gradcheck(kind):
+    cls, kwargs, n_states = CELLS[kind]
+    ng.manual_seed(1)
+    cell = getattr(ng.nn, cls)(2, 3, dtype=ng.float64, **kwargs)
+    x = ng.randn(2, 2, dtype=ng.float64, requires_grad=True)
+    states = tuple(ng.randn(2, 3, dtype=ng.float64, requires_grad=True) for _ in range(n_states))
+
+    def f(x, *inputs):
+        return cell(x, states[0] if n_states == 1 else states)
+
+    assert gradcheck(f, (x, *states, *cell.parameters()))
+
+
+# -- parameters: names, shapes, order, initialisation, state_dict round trip ---------------
+CONFIGS = [
+    ("RNN", (10, 20), {}),
+    ("RNN", (10, 20, 2, "relu", False, True, 0.5, True), {}),
+    ("LSTM", (10, 20), {"num_layers": 2, "batch_first": True}),
+    ("LSTM", (3, 5), {"num_layers": 3, "bias": False, "bidirectional": True, "dropout": 0.25}),
+    ("GRU", (10, 20), {"bias": False}),
+    ("GRU", (4, 6, 2), {"bidirectional": True}),
+    ("RNNCell", (3, 4, False, "relu"), {}),
+    ("RNNCell", (3, 4), {"nonlinearity": "tanh"}),
+    ("LSTMCell", (3, 4), {"bias": False}),
+    ("GRUCell", (3, 4), {}),
+]
+
+
+@pytest.mark.parametrize("cls,args,kwargs", CONFIGS)
+def test_parameters_and_repr_are_torch_s(cls, args, kwargs):
+    def program(M):
+        module = getattr(M.nn, cls)(*args, **kwargs)
+        return (repr(module), [(name, tuple(p.shape)) for name, p in module.named_parameters()],
+                [(name, tuple(t.shape)) for name, t in module.state_dict().items()])
+
+    check(program)
+
+
+@pytest.mark.parametrize("cls,args,kwargs", [c for c in CONFIGS if "Cell" not in c[0]])
+def test_all_weights_are_torch_s(cls, args, kwargs):
+    check(lambda M: [[tuple(p.shape) for p in group]
+                     for group in getattr(M.nn, cls)(*args, **kwargs).all_weights])
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"])
+def test_initialisation_is_uniform_within_one_over_sqrt_hidden(cls):
+    ng.manual_seed(0)
+    module = getattr(ng.nn, cls)(30, 64)
+    bound = 1 / np.sqrt(64)
+    values = np.concatenate([p.detach().numpy().ravel() for p in module.parameters()])
+    assert np.abs(values).max() <= bound
+    assert np.abs(values).max() > 0.99 * bound  # spread over the whole interval
+    assert abs(values.mean()) < 0.01 and abs(values.std() - bound / np.sqrt(3)) < 0.01
+    before = module.weight_hh_l0 if hasattr(module, "weight_hh_l0") else module.weight_hh
+    old = before.detach().numpy().copy()
+    module.reset_parameters()
+    assert not np.array_equal(old, before.detach().numpy())
+
+
+@pytest.mark.parametrize("cls,args,kwargs", [c for c in CONFIGS if "Cell" not in c[0]])
+def test_state_dict_round_trip_through_torch(cls, args, kwargs):
+    """torch's weights into nbgrad and back give torch's outputs again, in eval mode."""
+    t_module = getattr(torch.nn, cls)(*args, **kwargs).eval()
+    n_module = getattr(ng.nn, cls)(*args, **kwargs).eval()
+    n_module.load_state_dict({k: ng.tensor(v.numpy()) for k, v in t_module.state_dict().items()})
+    back = getattr(torch.nn, cls)(*args, **kwargs).eval()
+    back.load_state_dict({k: torch.tensor(v.numpy()) for k, v in n_module.state_dict().items()})
+    x = np.random.default_rng(0).normal(size=(4, 2, args[0])).astype(np.float32)
+    t_out = t_module(torch.tensor(x))[0].detach().numpy()
+    np.testing.assert_allclose(n_module(ng.tensor(x))[0].detach().numpy(), t_out, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(back(torch.tensor(x))[0].detach().numpy(), t_out)
+
+
+def test_dtype_and_to_apply_to_every_parameter():
+    lstm = ng.nn.LSTM(2, 3, 2, dtype=ng.float64)
+    assert {p.dtype for p in lstm.parameters()} == {ng.float64}
+    lstm.float()
+    out, (h, c) = lstm(ng.randn(4, 1, 2))
+    assert out.dtype == h.dtype == c.dtype == ng.float32
+    assert [p.dtype for p in lstm.all_weights[0]] == [ng.float32] * 4
+    lstm.flatten_parameters()  # a no-op, kept for code that calls it
