@@ -280,3 +280,112 @@ def test_dtype_and_to_apply_to_every_parameter():
     assert out.dtype == h.dtype == c.dtype == ng.float32
     assert [p.dtype for p in lstm.all_weights[0]] == [ng.float32] * 4
     lstm.flatten_parameters()  # a no-op, kept for code that calls it
+
+
+# -- errors: PyTorch's type and message ---------------------------------------------------
+def _layer_call(cls, x_shape, hx_shapes=None, dtype="float32", hx_dtype="float32", **kwargs):
+    def program(M):
+        module = getattr(M.nn, cls)(10, 20, **kwargs)
+        x = M.zeros(*x_shape, dtype=getattr(M, dtype))
+        if hx_shapes is None:
+            return module(x)
+        hx = [M.zeros(*s, dtype=getattr(M, hx_dtype)) for s in hx_shapes]
+        return module(x, hx[0] if cls != "LSTM" else tuple(hx))
+
+    return program
+
+
+LAYER_ERRORS = {
+    "input size": _layer_call("RNN", (5, 3, 5)),
+    "input size, batch_first": _layer_call("GRU", (3, 5, 7), batch_first=True),
+    "hidden size": _layer_call("RNN", (5, 3, 10), [(1, 2, 20)]),
+    "hidden size, 2 layers": _layer_call("GRU", (5, 3, 10), [(1, 3, 20)], num_layers=2),
+    "hidden size, bidirectional": _layer_call("RNN", (5, 3, 10), [(1, 3, 20)], bidirectional=True),
+    "hidden size, batch_first": _layer_call("GRU", (3, 5, 10), [(1, 5, 20)], batch_first=True),
+    "lstm h_0 size": _layer_call("LSTM", (5, 3, 10), [(1, 3, 21), (1, 3, 20)]),
+    "lstm c_0 size": _layer_call("LSTM", (5, 3, 10), [(1, 3, 20), (2, 3, 20)]),
+    "lstm three states": _layer_call("LSTM", (5, 3, 10), [(1, 3, 20)] * 3),
+    "lstm one state": _layer_call("LSTM", (5, 3, 10), [(1, 3, 20)]),
+    "rnn 1-D input": _layer_call("RNN", (10,)),
+    "gru 4-D input": _layer_call("GRU", (1, 5, 3, 10)),
+    "lstm 1-D input": _layer_call("LSTM", (10,)),
+    "batched input, 2-D hx": _layer_call("RNN", (5, 3, 10), [(3, 20)]),
+    "unbatched input, 3-D hx": _layer_call("GRU", (5, 10), [(1, 1, 20)]),
+    "lstm batched input, 2-D states": _layer_call("LSTM", (5, 3, 10), [(3, 20), (3, 20)]),
+    "lstm unbatched input, 3-D states": _layer_call("LSTM", (5, 10), [(1, 1, 20), (1, 20)]),
+    "unbatched hidden size": _layer_call("RNN", (5, 10), [(2, 20)]),
+    "input dtype": _layer_call("LSTM", (5, 3, 10), dtype="float64"),
+    "integer input": _layer_call("RNN", (5, 3, 10), dtype="int64"),
+    "state dtype": _layer_call("RNN", (5, 3, 10), [(1, 3, 20)], hx_dtype="float64"),
+    "empty sequence": _layer_call("LSTM", (0, 3, 10)),
+    "empty sequence, batch_first": _layer_call("RNN", (3, 0, 10), batch_first=True),
+}
+
+
+@pytest.mark.parametrize("case", LAYER_ERRORS)
+def test_layer_errors_are_torch_s(case):
+    check_error(LAYER_ERRORS[case])
+
+
+def _cell_call(cls, x_shape, hx_shapes=None, **kwargs):
+    def program(M):
+        cell = getattr(M.nn, cls)(10, 20, **kwargs)
+        x = M.zeros(x_shape)
+        if hx_shapes is None:
+            return cell(x)
+        hx = [M.zeros(*s) for s in hx_shapes]
+        return cell(x, hx[0] if cls != "LSTMCell" else tuple(hx))
+
+    return program
+
+
+CELL_ERRORS = {
+    "input size": _cell_call("RNNCell", (3, 5)),
+    "input size, unbatched": _cell_call("GRUCell", (5,)),
+    "batch size": _cell_call("GRUCell", (3, 10), [(2, 20)]),
+    "hidden size": _cell_call("RNNCell", (3, 10), [(3, 21)]),
+    "lstm h size": _cell_call("LSTMCell", (3, 10), [(3, 21), (3, 20)]),
+    "lstm c size": _cell_call("LSTMCell", (3, 10), [(3, 20), (3, 21)]),
+    "lstm c batch": _cell_call("LSTMCell", (3, 10), [(3, 20), (2, 20)]),
+    "lstm three states": _cell_call("LSTMCell", (3, 10), [(3, 20)] * 3),
+    "unbatched input, batched hx": _cell_call("GRUCell", (10,), [(3, 20)]),
+    "3-D input": _cell_call("RNNCell", (1, 3, 10)),
+    "3-D hidden": _cell_call("GRUCell", (3, 10), [(1, 3, 20)]),
+    "lstm 3-D c": _cell_call("LSTMCell", (3, 10), [(3, 20), (1, 3, 20)]),
+    "lstm 0-D input": _cell_call("LSTMCell", ()),
+    "unknown nonlinearity": _cell_call("RNNCell", (3, 10), nonlinearity="sigmoid"),
+}
+
+
+@pytest.mark.parametrize("case", CELL_ERRORS)
+def test_cell_errors_are_torch_s(case):
+    check_error(CELL_ERRORS[case])
+
+
+CONSTRUCTOR_ERRORS = {
+    "input_size 0": ("LSTM", (0, 3), {}),
+    "input_size float": ("GRU", (2.0, 3), {}),
+    "hidden_size 0": ("RNN", (2, 0), {}),
+    "hidden_size float": ("LSTM", (2, 3.0), {}),
+    "num_layers 0": ("GRU", (2, 3), {"num_layers": 0}),
+    "bias not bool": ("RNN", (2, 3), {"bias": 1}),
+    "batch_first not bool": ("LSTM", (2, 3), {"batch_first": None}),
+    "dropout above 1": ("GRU", (2, 3), {"dropout": 1.5}),
+    "dropout negative": ("RNN", (2, 3), {"dropout": -0.1}),
+    "dropout bool": ("LSTM", (2, 3), {"dropout": True}),
+    "proj_size negative": ("LSTM", (2, 3), {"proj_size": -1}),
+    "proj_size too large": ("LSTM", (2, 3), {"proj_size": 3}),
+    "nonlinearity": ("RNN", (2, 3), {"nonlinearity": "sigmoid"}),
+    "nonlinearity positional": ("RNN", (2, 3, 1, "gelu"), {}),
+}
+
+
+@pytest.mark.parametrize("case", CONSTRUCTOR_ERRORS)
+def test_constructor_errors_are_torch_s(case):
+    cls, args, kwargs = CONSTRUCTOR_ERRORS[case]
+    check_error(lambda M: getattr(M.nn, cls)(*args, **kwargs))
+
+
+def test_lstm_projections_say_they_are_not_implemented():
+    with pytest.raises(NotImplementedError, match="nbgrad does not implement LSTM's proj_size"):
+        ng.nn.LSTM(4, 8, proj_size=2)
