@@ -12,7 +12,6 @@ import itertools
 
 import numpy as np
 import pytest
-
 from parity import check, check_error, check_no_warning, check_warning, grad_of, torch
 
 import nbgrad as ng
@@ -389,3 +388,80 @@ def test_constructor_errors_are_torch_s(case):
 def test_lstm_projections_say_they_are_not_implemented():
     with pytest.raises(NotImplementedError, match="nbgrad does not implement LSTM's proj_size"):
         ng.nn.LSTM(4, 8, proj_size=2)
+
+
+# -- dropout between layers ---------------------------------------------------------------
+def test_dropout_with_one_layer_warns_as_torch():
+    check_warning(lambda M: M.nn.GRU(2, 3, dropout=0.5))
+    check_no_warning(lambda M: M.nn.LSTM(2, 3, num_layers=2, dropout=0.5))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_dropout_one_zeroes_what_the_next_layer_reads(kind):
+    """In training, ``dropout=1`` feeds zeros to every layer after the first (a deterministic
+    case of dropout, so it is compared with torch, gradients included)."""
+    cls, kwargs, _ = KINDS[kind]
+    kwargs = dict(kwargs, input_size=3, hidden_size=4, num_layers=2, dropout=1.0)
+    weights = random_weights(getattr(ng.nn, cls)(**kwargs), np.random.default_rng(5))
+    x = np.random.default_rng(6).normal(size=(3, 2, 3))
+
+    def program(M):
+        module = loaded(M, cls, weights, M.float32, **kwargs)
+        inp = M.tensor(x, dtype=M.float32, requires_grad=True)
+        out, final = run_and_backward(module, inp, None, 0)
+        return out, final, inp.grad, {name: grad_of(p) for name, p in module.named_parameters()}
+
+    check(program, atol=1e-5)
+
+
+def identity_relu_rnn(p):
+    """Two ReLU layers that copy their (non-negative) input: the second layer's output is
+    then exactly the dropout of the first layer's."""
+    rnn = ng.nn.RNN(50, 50, num_layers=2, nonlinearity="relu", dropout=p, dtype=ng.float64)
+    with ng.no_grad():
+        for name, param in rnn.named_parameters():
+            param.copy_(ng.eye(50, dtype=ng.float64) if "weight_ih" in name else param * 0)
+    return rnn
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.9])
+def test_dropout_zeroes_a_fraction_p_and_scales_the_rest(p):
+    ng.manual_seed(0)
+    rnn = identity_relu_rnn(p)
+    x = ng.rand(40, 20, 50, dtype=ng.float64) + 0.5
+    out, h_n = rnn(x)
+    ratio = (out / x).detach().numpy()
+    dropped = ratio == 0
+    assert abs(dropped.mean() - p) < 0.01
+    np.testing.assert_allclose(ratio[~dropped], 1 / (1 - p))
+    np.testing.assert_array_equal(h_n[0].detach().numpy(), x[-1].detach().numpy())  # layer 1: none
+    again, _ = rnn(x)
+    assert not np.array_equal(again.detach().numpy(), out.detach().numpy())  # a new mask each call
+    rnn.eval()
+    np.testing.assert_array_equal(rnn(x)[0].detach().numpy(), x.detach().numpy())  # none in eval
+
+
+# -- the state carried across iterations (truncated backpropagation through time) ---------
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("detach", [False, True])
+def test_carrying_the_state_needs_detach(cls, detach):
+    """Without ``detach`` the second backward runs into the first chunk's freed graph."""
+    weights = random_weights(getattr(ng.nn, cls)(3, 4), np.random.default_rng(8))
+    x = np.random.default_rng(9).normal(size=(6, 2, 3))
+
+    def program(M):
+        module = loaded(M, cls, weights, M.float32, input_size=3, hidden_size=4)
+        inputs = M.tensor(x, dtype=M.float32)
+        state = None
+        for chunk in (inputs[:3], inputs[3:]):
+            if detach and state is not None:
+                state = tuple(s.detach() for s in state) if cls == "LSTM" else state.detach()
+            out, state = module(chunk) if state is None else module(chunk, state)
+            loss = (out ** 2).mean()
+            loss.backward()
+        return loss, grad_of(module.weight_hh_l0)
+
+    if detach:
+        check(program)
+    else:
+        check_error(program)
