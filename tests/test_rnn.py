@@ -186,9 +186,9 @@ def test_cells_unrolled_equal_the_layer():
 def test_layer_gradcheck(kind):
     cls, kwargs, n_states = KINDS[kind]
     ng.manual_seed(0)
-    layer = getattr(ng.nn, cls)(2, 3, num_layers=2, bidirectional=True, dtype=ng.float64, **kwargs)
+    layer = getattr(ng.nn, cls)(2, 2, num_layers=2, bidirectional=True, dtype=ng.float64, **kwargs)
     x = ng.randn(3, 2, 2, dtype=ng.float64, requires_grad=True)
-    states = tuple(ng.randn(4, 2, 3, dtype=ng.float64, requires_grad=True) for _ in range(n_states))
+    states = tuple(ng.randn(4, 2, 2, dtype=ng.float64, requires_grad=True) for _ in range(n_states))
 
     def f(x, *inputs):
         out, final = layer(x, states[0] if n_states == 1 else states)

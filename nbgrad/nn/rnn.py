@@ -35,6 +35,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .. import creation
+from ..backend import device as Device
+from ..dtypes import dtype as DType
 from ..ops.shape import cat, stack
 from ..random import rand_like
 from ..tensor import Tensor
@@ -150,8 +152,8 @@ class RNNBase(Module):
 
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device=None,
-                 dtype=None) -> None:
+                 bidirectional: bool = False, proj_size: int = 0,
+                 device: Device | str | None = None, dtype: DType | None = None) -> None:
         super().__init__()
         self.mode = mode
         self.input_size = input_size
@@ -238,6 +240,7 @@ class RNNBase(Module):
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def extra_repr(self) -> str:
+        """The sizes, then each argument that differs from its default (PyTorch's text)."""
         s = "{input_size}, {hidden_size}"
         if self.proj_size != 0:
             s += ", proj_size={proj_size}"
@@ -311,7 +314,8 @@ def _run_direction(step, steps, state, w_hh_t, b_hh, reverse):
 
 def _check_arguments(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
     """PyTorch's checks of a recurrent layer's arguments, in its order, with its messages."""
-    if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+    if (not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1
+            or isinstance(dropout, bool)):
         raise ValueError("dropout should be a number in range [0, 1] representing the "
                          "probability of an element being zeroed")
     if dropout > 0 and num_layers == 1:
@@ -321,7 +325,8 @@ def _check_arguments(input_size, hidden_size, num_layers, bias, batch_first, dro
     for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
                               ("input_size", input_size, int)):
         if not isinstance(value, kind):
-            raise TypeError(f"{name} should be of type {kind.__name__}, got: {type(value).__name__}")
+            raise TypeError(
+                f"{name} should be of type {kind.__name__}, got: {type(value).__name__}")
     if input_size <= 0:
         raise ValueError("input_size must be greater than zero")
     if not isinstance(hidden_size, int):
@@ -354,11 +359,12 @@ class RNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
-                 dropout: float = 0.0, bidirectional: bool = False, device=None,
-                 dtype=None) -> None:
+                 dropout: float = 0.0, bidirectional: bool = False,
+                 device: Device | str | None = None, dtype: DType | None = None) -> None:
         self.nonlinearity = nonlinearity
         if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size,
                          hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device=device, dtype=dtype)
@@ -381,7 +387,7 @@ class GRU(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device=None, dtype=None) -> None:
+                 device: Device | str | None = None, dtype: DType | None = None) -> None:
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, device=device, dtype=dtype)
 
@@ -400,7 +406,8 @@ def _single_state_forward(module, kind, input, hx):
                                    f"{hx.dim()}-D tensor")
             hx = hx.unsqueeze(1)
         elif hx.dim() != 3:
-            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
+            raise RuntimeError("For batched 3-D input, hx should also be 3-D but got "
+                               f"{hx.dim()}-D tensor")
     else:
         hx = module._zeros(input)
     module.check_forward_args(input, hx, None)
@@ -428,7 +435,8 @@ class LSTM(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 proj_size: int = 0, device=None, dtype=None) -> None:
+                 proj_size: int = 0, device: Device | str | None = None,
+                 dtype: DType | None = None) -> None:
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, proj_size, device=device, dtype=dtype)
 
@@ -491,7 +499,7 @@ class RNNCellBase(Module):
     _mode = ""  # the key of the cell's recurrence in _RECURRENCES
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
-                 device=None, dtype=None) -> None:
+                 device: Device | str | None = None, dtype: DType | None = None) -> None:
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -508,6 +516,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def extra_repr(self) -> str:
+        """The sizes, then ``bias`` and ``nonlinearity`` where not the default (PyTorch's text)."""
         s = "{input_size}, {hidden_size}"
         if "bias" in self.__dict__ and self.bias is not True:
             s += ", bias={bias}"
@@ -575,7 +584,8 @@ class RNNCell(RNNCellBase):
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device=None, dtype=None) -> None:
+                 nonlinearity: str = "tanh", device: Device | str | None = None,
+                 dtype: DType | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
@@ -605,8 +615,8 @@ class GRUCell(RNNCellBase):
 
     _mode = "GRU"
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Device | str | None = None, dtype: DType | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
@@ -630,8 +640,8 @@ class LSTMCell(RNNCellBase):
 
     _mode = "LSTM"
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Device | str | None = None, dtype: DType | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
