@@ -465,3 +465,26 @@ def test_carrying_the_state_needs_detach(cls, detach):
         check(program)
     else:
         check_error(program)
+
+
+# -- the graph ----------------------------------------------------------------------------
+@pytest.mark.parametrize("cls,kwargs", [("RNN", {}), ("GRU", {}), ("RNN", {"bidirectional": True}),
+                                        ("GRU", {"num_layers": 2, "bidirectional": True})])
+def test_layer_grad_fn_names_where_torch_composes_too(cls, kwargs):
+    """On the CPU PyTorch builds RNN and GRU from operations as well, and the last ones
+    match (its LSTM is one fused ``MkldnnRnnLayerBackward0`` node, and batch_first adds a
+    ``TransposeBackward1``: those differ)."""
+    def program(M):
+        out, h_n = getattr(M.nn, cls)(3, 4, **kwargs)(M.randn(5, 2, 3))
+        return type(out.grad_fn).__name__, type(h_n.grad_fn).__name__
+
+    check(program)
+
+
+@pytest.mark.parametrize("cls", ["RNNCell", "GRUCell", "LSTMCell"])
+def test_cell_grad_fn_names_are_torch_s(cls):
+    def program(M):
+        out = getattr(M.nn, cls)(3, 4)(M.randn(2, 3))
+        return [type(t.grad_fn).__name__ for t in as_tuple(out)]
+
+    check(program)
