@@ -15,6 +15,7 @@ import pytest
 from parity import check, check_error, check_no_warning, check_warning, grad_of, torch
 
 import nbgrad as ng
+import nbgrad.nn.utils.rnn  # binds ng.nn.utils.rnn, as importing torch binds its own
 from nbgrad.autograd import gradcheck
 
 # name in nn, constructor keywords that select the kind, state tensors per layer
@@ -488,3 +489,46 @@ def test_cell_grad_fn_names_are_torch_s(cls):
         return [type(t.grad_fn).__name__ for t in as_tuple(out)]
 
     check(program)
+
+
+# -- nn.utils.rnn.pad_sequence ------------------------------------------------------------
+def pad_program(lengths, trailing=(2,), dtypes=None, **kwargs):
+    rng = np.random.default_rng(len(lengths))
+    values = [rng.normal(size=(n, *trailing)) for n in lengths]
+    dtypes = dtypes or ["float32"] * len(values)
+
+    def program(M):
+        seqs = [M.tensor(v, dtype=getattr(M, d), requires_grad=True) for v, d in zip(values, dtypes)]
+        out = M.nn.utils.rnn.pad_sequence(seqs, **kwargs)
+        coefficients = np.random.default_rng(0).uniform(size=tuple(out.shape))
+        (out * M.tensor(coefficients, dtype=out.dtype)).sum().backward()
+        return out, type(out.grad_fn).__name__, [grad_of(s) for s in seqs]
+
+    return program
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"batch_first": True}, {"padding_value": -1.5},
+                                    {"padding_side": "left"},
+                                    {"batch_first": True, "padding_side": "left"}])
+@pytest.mark.parametrize("lengths", [(3, 1, 2), (1,), (2, 2), (0, 2)])
+def test_pad_sequence_matches_torch(lengths, kwargs):
+    check(pad_program(lengths, **kwargs))
+
+
+def test_pad_sequence_trailing_shapes_and_dtypes_match_torch():
+    check(pad_program((2, 3), trailing=(2, 3)))
+    check(pad_program((2, 3), trailing=()))
+    check(pad_program((2, 1), dtypes=["float64", "float32"]))  # the first sequence's dtype
+
+
+PAD_ERRORS = {
+    "empty list": lambda M: M.nn.utils.rnn.pad_sequence([]),
+    "not iterable": lambda M: M.nn.utils.rnn.pad_sequence(3),
+    "padding side": lambda M: M.nn.utils.rnn.pad_sequence([M.zeros(2)], padding_side="up"),
+    "trailing sizes": lambda M: M.nn.utils.rnn.pad_sequence([M.zeros(2, 3), M.zeros(2, 4)]),
+}
+
+
+@pytest.mark.parametrize("case", PAD_ERRORS)
+def test_pad_sequence_errors_are_torch_s(case):
+    check_error(PAD_ERRORS[case])
