@@ -285,6 +285,7 @@ class RNNBase(Module):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         recurrence = _RECURRENCES[self.mode]
         num_directions = 2 if self.bidirectional else 1
+        weights = self.all_weights
         finals = []
         for layer in range(self.num_layers):
             if layer and self.dropout and self.training:
@@ -292,7 +293,7 @@ class RNNBase(Module):
             outputs = []
             for direction in range(num_directions):
                 index = layer * num_directions + direction
-                w_ih, w_hh, b_ih, b_hh = (self.all_weights[index] + [None, None])[:4]
+                w_ih, w_hh, b_ih, b_hh = (weights[index] + [None, None])[:4]  # None: bias=False
                 steps = _input_projection(recurrence, input, w_ih, b_ih, b_hh).unbind(time_dim)
                 hidden, final = _run_direction(recurrence.step, steps, states[index], w_hh.t(),
                                                _hidden_bias(recurrence, b_hh), direction == 1)
