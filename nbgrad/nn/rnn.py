@@ -23,7 +23,10 @@ in the loop.
 Where nbgrad differs from PyTorch:
 
 * the graph is the composition of those operations (``AddmmBackward0``,
-  ``SigmoidBackward0``, ``StackBackward0``, ...), not PyTorch's fused nodes;
+  ``SigmoidBackward0``, ``StackBackward0``, ...). PyTorch composes too on the CPU for
+  ``RNN``, ``GRU`` and the cells, and the outputs' ``grad_fn`` agree there; its ``LSTM``
+  is one fused node (``MkldnnRnnLayerBackward0``, or cuDNN's on a GPU) and its
+  ``batch_first`` output a ``TransposeBackward1``;
 * ``PackedSequence`` inputs and ``LSTM``'s ``proj_size > 0`` are not implemented;
 * the dropout between layers draws from nbgrad's generator, so its masks differ.
 """
