@@ -532,3 +532,20 @@ PAD_ERRORS = {
 @pytest.mark.parametrize("case", PAD_ERRORS)
 def test_pad_sequence_errors_are_torch_s(case):
     check_error(PAD_ERRORS[case])
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+def test_input_projection_is_one_product_per_layer_and_direction(cls):
+    """Only ``h W_hh^T`` is computed step by step: ``x W_ih^T`` is one product for the whole
+    sequence, per layer and direction."""
+    length, layers, directions = 6, 2, 2
+    out, _ = getattr(ng.nn, cls)(3, 4, num_layers=layers, bidirectional=True)(ng.randn(length, 2, 3))
+    seen, stack_, products = set(), [out.grad_fn], 0
+    while stack_:
+        node = stack_.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        products += type(node).__name__ in ("AddmmBackward0", "MmBackward0", "MatmulBackward0")
+        stack_.extend(fn for fn, _ in node.next_functions)
+    assert products == layers * directions * (length + 1)
