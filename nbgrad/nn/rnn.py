@@ -44,7 +44,7 @@ from ..ops.shape import cat, stack
 from ..random import rand_like
 from ..tensor import Tensor
 from . import init
-from .functional import addmm, linear
+from .functional import linear
 from .module import Module
 from .parameter import Parameter
 
@@ -53,19 +53,19 @@ __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "R
 
 # -- one time step ------------------------------------------------------------------------
 # ``xw`` is the step's input projection (``x W_ih^T`` plus the biases that add outside the
-# gate products), ``w_hh_t`` is ``W_hh^T`` (transposed once per forward, not per step).
-def _tanh_step(xw, h, w_hh_t, b_hh):
-    return addmm(xw, h, w_hh_t).tanh()
+# gate products); ``linear(h, w_hh, xw)`` adds ``h W_hh^T`` to it in one ``addmm``.
+def _tanh_step(xw, h, w_hh, b_hh):
+    return linear(h, w_hh, xw).tanh()
 
 
-def _relu_step(xw, h, w_hh_t, b_hh):
-    return addmm(xw, h, w_hh_t).relu()
+def _relu_step(xw, h, w_hh, b_hh):
+    return linear(h, w_hh, xw).relu()
 
 
-def _lstm_step(xw, state, w_hh_t, b_hh):
+def _lstm_step(xw, state, w_hh, b_hh):
     h, c = state
     n = h.shape[-1]
-    gates = addmm(xw, h, w_hh_t)
+    gates = linear(h, w_hh, xw)
     # one sigmoid over all four blocks (cheaper than three): the ``g`` block of it is unused
     s = gates.sigmoid()
     i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
@@ -74,9 +74,9 @@ def _lstm_step(xw, state, w_hh_t, b_hh):
     return o * c.tanh(), c
 
 
-def _gru_step(xw, h, w_hh_t, b_hh):
+def _gru_step(xw, h, w_hh, b_hh):
     n = h.shape[-1]
-    hw = h.mm(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)
+    hw = linear(h, w_hh, b_hh)
     rz = (xw[:, :2 * n] + hw[:, :2 * n]).sigmoid()  # r and z in one sigmoid
     r, z = rz[:, :n], rz[:, n:]
     new = (xw[:, 2 * n:] + r * hw[:, 2 * n:]).tanh()
@@ -87,7 +87,7 @@ class _Recurrence(NamedTuple):
     """What one kind of recurrent layer computes."""
 
     gates: int  # blocks of ``hidden_size`` rows in each weight and bias
-    step: Callable  # (xw, state, w_hh_t, b_hh) -> the next state
+    step: Callable  # (xw, state, w_hh, b_hh) -> the next state
     folds_hidden_bias: bool  # b_hh joins b_ih in the input projection
 
 
@@ -180,7 +180,8 @@ class RNNBase(Module):
         for layer in range(num_layers):
             for direction in range(num_directions):
                 layer_input_size = input_size if layer == 0 else hidden_size * num_directions
-                shapes = [(gate_size, layer_input_size), (gate_size, hidden_size)]
+                shapes: list[tuple[int, ...]] = [(gate_size, layer_input_size),
+                                                 (gate_size, hidden_size)]
                 names = ["weight_ih_l{}{}", "weight_hh_l{}{}"]
                 if bias:
                     shapes += [(gate_size,), (gate_size,)]
@@ -298,7 +299,7 @@ class RNNBase(Module):
                 index = layer * num_directions + direction
                 w_ih, w_hh, b_ih, b_hh = (weights[index] + [None, None])[:4]  # None: bias=False
                 steps = _input_projection(recurrence, input, w_ih, b_ih, b_hh).unbind(time_dim)
-                hidden, final = _run_direction(recurrence.step, steps, states[index], w_hh.t(),
+                hidden, final = _run_direction(recurrence.step, steps, states[index], w_hh,
                                                _hidden_bias(recurrence, b_hh), direction == 1)
                 outputs.append(stack(hidden, time_dim))
                 finals.append(final)
@@ -306,12 +307,12 @@ class RNNBase(Module):
         return input, finals
 
 
-def _run_direction(step, steps, state, w_hh_t, b_hh, reverse):
+def _run_direction(step, steps, state, w_hh, b_hh, reverse):
     """The recurrence over the steps' input projections, forwards or from the last step:
     ``(each step's h, in time order; the final state)``."""
     hidden = [None] * len(steps)
     for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
-        state = step(steps[t], state, w_hh_t, b_hh)
+        state = step(steps[t], state, w_hh, b_hh)
         hidden[t] = _hidden(state)
     return hidden, state
 
@@ -448,7 +449,8 @@ class LSTM(RNNBase):
         """The expected size of ``c_0``: that of ``h_0``."""
         return self.get_expected_hidden_size(input, batch_sizes)
 
-    def check_forward_args(self, input: Tensor, hidden: tuple[Tensor, Tensor],
+    # ``hidden`` is the pair (h_0, c_0) here: an override that narrows, as PyTorch's does
+    def check_forward_args(self, input: Tensor, hidden: tuple[Tensor, Tensor],  # type: ignore[override]
                            batch_sizes: None) -> None:
         """Check a batched ``input`` and its initial ``(h_0, c_0)``."""
         self.check_input(input, batch_sizes)
@@ -548,8 +550,7 @@ class RNNCellBase(Module):
                                    f"expected {self.hidden_size}")
         recurrence = _RECURRENCES[self._mode]
         xw = _input_projection(recurrence, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        return recurrence.step(xw, state, self.weight_hh.t(),
-                               _hidden_bias(recurrence, self.bias_hh))
+        return recurrence.step(xw, state, self.weight_hh, _hidden_bias(recurrence, self.bias_hh))
 
     def _check_rank(self, input):
         if input.dim() not in (1, 2):
