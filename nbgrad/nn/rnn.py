@@ -43,8 +43,8 @@ from ..dtypes import dtype as DType
 from ..ops.shape import cat, stack
 from ..random import rand_like
 from ..tensor import Tensor
+from . import functional as F
 from . import init
-from .functional import linear
 from .module import Module
 from .parameter import Parameter
 
@@ -53,19 +53,19 @@ __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "R
 
 # -- one time step ------------------------------------------------------------------------
 # ``xw`` is the step's input projection (``x W_ih^T`` plus the biases that add outside the
-# gate products); ``linear(h, w_hh, xw)`` adds ``h W_hh^T`` to it in one ``addmm``.
+# gate products); ``F.linear(h, w_hh, xw)`` adds ``h W_hh^T`` to it in one ``addmm``.
 def _tanh_step(xw, h, w_hh, b_hh):
-    return linear(h, w_hh, xw).tanh()
+    return F.linear(h, w_hh, xw).tanh()
 
 
 def _relu_step(xw, h, w_hh, b_hh):
-    return linear(h, w_hh, xw).relu()
+    return F.linear(h, w_hh, xw).relu()
 
 
 def _lstm_step(xw, state, w_hh, b_hh):
     h, c = state
     n = h.shape[-1]
-    gates = linear(h, w_hh, xw)
+    gates = F.linear(h, w_hh, xw)
     # one sigmoid over all four blocks (cheaper than three): the ``g`` block of it is unused
     s = gates.sigmoid()
     i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
@@ -76,7 +76,7 @@ def _lstm_step(xw, state, w_hh, b_hh):
 
 def _gru_step(xw, h, w_hh, b_hh):
     n = h.shape[-1]
-    hw = linear(h, w_hh, b_hh)
+    hw = F.linear(h, w_hh, b_hh)
     rz = (xw[:, :2 * n] + hw[:, :2 * n]).sigmoid()  # r and z in one sigmoid
     r, z = rz[:, :n], rz[:, n:]
     new = (xw[:, 2 * n:] + r * hw[:, 2 * n:]).tanh()
@@ -107,8 +107,8 @@ def _hidden(state):
 def _input_projection(recurrence, x, w_ih, b_ih, b_hh):
     """``x W_ih^T + b_ih`` (``+ b_hh`` where it adds outside the gates), for every step at once."""
     if b_ih is None:
-        return linear(x, w_ih)
-    return linear(x, w_ih, b_ih + b_hh if recurrence.folds_hidden_bias else b_ih)
+        return F.linear(x, w_ih)
+    return F.linear(x, w_ih, b_ih + b_hh if recurrence.folds_hidden_bias else b_ih)
 
 
 def _hidden_bias(recurrence, b_hh):
