@@ -549,3 +549,31 @@ def test_input_projection_is_one_product_per_layer_and_direction(cls):
         products += type(node).__name__ in ("AddmmBackward0", "MmBackward0", "MatmulBackward0")
         stack_.extend(fn for fn, _ in node.next_functions)
     assert products == layers * directions * (length + 1)
+
+
+def test_a_small_sequence_model_trains_as_in_torch():
+    """An LSTM + Linear predicting the next value of a sine wave, 30 Adam steps from the
+    same weights: the losses follow PyTorch's."""
+    weights = random_weights(ng.nn.LSTM(1, 8, batch_first=True), np.random.default_rng(11))
+    head = np.random.default_rng(12).uniform(-0.3, 0.3, (1, 8))
+    wave = np.sin(np.linspace(0, 6 * np.pi, 41))
+    x, y = wave[:-1].reshape(2, 20, 1), wave[1:].reshape(2, 20, 1)
+
+    def program(M):
+        lstm = loaded(M, "LSTM", weights, M.float32, input_size=1, hidden_size=8, batch_first=True)
+        fc = M.nn.Linear(8, 1, bias=False)
+        with M.no_grad():
+            fc.weight.copy_(M.tensor(head, dtype=M.float32))
+        opt = M.optim.Adam([*lstm.parameters(), *fc.parameters()], lr=0.02)
+        inputs, targets = M.tensor(x, dtype=M.float32), M.tensor(y, dtype=M.float32)
+        losses = []
+        for _ in range(30):
+            opt.zero_grad()
+            loss = M.nn.functional.mse_loss(fc(lstm(inputs)[0]), targets)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    _, n_losses = check(program, rtol=1e-3, atol=1e-5)
+    assert n_losses[-1] < 0.5 * n_losses[0]
