@@ -16,7 +16,7 @@ Reading order: ``module.py`` (how a module registers its parts), ``linear.py``,
 """
 
 from .. import missing as _missing
-from . import activation, functional, init
+from . import activation, functional, init, utils
 from .activation import *  # noqa: F403  (the layers of declared operations among them)
 from .container import ModuleList, Sequential
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
@@ -26,11 +26,13 @@ from .linear import Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
 from .parameter import Parameter
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["functional", "init", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
            "Identity", "Flatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
            "FeatureAlphaDropout", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
-           "BCEWithLogitsLoss"]
+           "BCEWithLogitsLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell",
+           "LSTMCell", "GRUCell"]
 
 
 # A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
