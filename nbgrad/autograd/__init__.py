@@ -9,10 +9,10 @@ graph), ``functional.py`` (the entry points ``backward`` and ``grad``), ``functi
 from .function import Function, FunctionCtx
 from .functional import backward, grad
 from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "enable_grad",
-    "grad", "gradcheck", "is_grad_enabled", "no_grad", "set_grad_enabled",
+    "grad", "gradcheck", "gradgradcheck", "is_grad_enabled", "no_grad", "set_grad_enabled",
 ]
