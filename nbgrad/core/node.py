@@ -75,6 +75,24 @@ class Node:
         """Gradients for ``next_functions`` given the gradients of this node's outputs."""
         raise NotImplementedError
 
+    def __call__(self, *grad_outputs):
+        """This node's backward on ``grad_outputs``, called directly, as PyTorch allows.
+
+        Returns the gradient of each input (``next_functions``): one tensor for a node of
+        one input, else a tuple, with ``None`` for an input that takes none. It records a
+        graph when grad mode is on, and all ``None`` gradients give ``None`` back.
+        """
+        if len(grad_outputs) != self.num_outputs:
+            raise TypeError(f"expected {self.num_outputs} arguments, got {len(grad_outputs)} "
+                            "instead")
+        n_inputs = len(self._next_nodes)
+        if all(g is None for g in grad_outputs):
+            grads = (None,) * n_inputs
+        else:
+            grads = tuple(self.apply(*grad_outputs))
+            grads += (None,) * (n_inputs - len(grads))
+        return grads[0] if n_inputs == 1 else grads
+
     def input_dtype(self, output_nr):
         """The dtype that the gradient of output ``output_nr`` must have: that output's."""
         return self._dtype
