@@ -6,6 +6,8 @@ graph), ``functional.py`` (the entry points ``backward`` and ``grad``), ``functi
 (custom operations), ``gradcheck.py`` and ``variable.py``.
 """
 
+from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                           set_detect_anomaly)
 from .function import Function, FunctionCtx
 from .functional import backward, grad
 from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -13,6 +15,8 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
 __all__ = [
-    "Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "enable_grad",
-    "grad", "gradcheck", "gradgradcheck", "is_grad_enabled", "no_grad", "set_grad_enabled",
+    "Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "detect_anomaly",
+    "enable_grad", "grad", "gradcheck", "gradgradcheck", "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled", "is_grad_enabled", "no_grad", "set_detect_anomaly",
+    "set_grad_enabled",
 ]

@@ -25,6 +25,7 @@ import itertools
 import re
 import weakref
 
+from .anomaly import anomaly, forward_stack
 from .grad_mode import grad_mode
 
 _sequence = itertools.count()
@@ -65,6 +66,8 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._saved = ()
         self._hooks = None
+        if anomaly.enabled:  # detect_anomaly: remember where the forward pass made this node
+            self.metadata["traceback_"] = forward_stack()
 
     @property
     def next_functions(self):
@@ -290,13 +293,19 @@ def short_name(node):
     return re.sub(r"Backward\d*$", "", node.name())
 
 
+ANOMALY_HINT = (" Hint: the backtrace further above shows the operation that failed to "
+                "compute its gradient. The variable in question was changed in there or "
+                "anywhere later. Good luck!")
+
+
 def _modified_message(tensor, fn, output_nr, expected, current=None):
     current = tensor._version if current is None else current
     where = f", which is output {output_nr} of {short_name(fn)}," if fn is not None else ""
     return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{where} is at version "
-        f"{current}; expected version {expected} instead.\n"
+        f"{current}; expected version {expected} instead."
+        f"{ANOMALY_HINT if anomaly.enabled else ''}\n"
         "nbgrad hint: an in-place operation changed a tensor that backward needs; use its "
         "out-of-place form (chapter 05 explains version counters)."
     )
