@@ -191,6 +191,9 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        new_style = cls.setup_context is not Function.setup_context
+        if new_style:  # PyTorch binds forward's defaults first: they count as inputs
+            args, kwargs = _with_defaults(cls.forward, args, kwargs)
         tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = [args[i] for i in tensor_positions]
         recording = should_record(*tensors)
@@ -199,11 +202,11 @@ class Function:
         ctx.tensor_positions = tensor_positions
         ctx.input_shapes = {i: args[i]._data.shape for i in tensor_positions}
         with no_grad():
-            if cls.setup_context is Function.setup_context:
-                outputs = cls.forward(ctx, *args, **kwargs)
-            else:
+            if new_style:
                 outputs = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, _with_defaults(cls.forward, args, kwargs), outputs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(outputs, tuple)
         outputs = (outputs,) if single else outputs
         if recording:
@@ -212,11 +215,11 @@ class Function:
 
 
 def _with_defaults(forward, args, kwargs):
-    """``forward``'s positional arguments with its defaults filled in: ``setup_context``'s
-    ``inputs``, as PyTorch binds them."""
+    """``forward``'s arguments with its defaults filled in, as PyTorch binds them: the
+    positional ones are ``setup_context``'s ``inputs``."""
     bound = inspect.signature(forward).bind(*args, **kwargs)
     bound.apply_defaults()
-    return bound.args
+    return bound.args, bound.kwargs
 
 
 class InplaceFunction(Function):
