@@ -6,8 +6,7 @@ graph), ``functional.py`` (the entry points ``backward`` and ``grad``), ``functi
 (custom operations), ``gradcheck.py`` and ``variable.py``.
 """
 
-from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
-                           set_detect_anomaly)
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx
 from .functional import backward, grad
 from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -16,7 +15,6 @@ from .variable import Variable
 
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "detect_anomaly",
-    "enable_grad", "grad", "gradcheck", "gradgradcheck", "is_anomaly_check_nan_enabled",
-    "is_anomaly_enabled", "is_grad_enabled", "no_grad", "set_detect_anomaly",
-    "set_grad_enabled",
+    "enable_grad", "grad", "gradcheck", "gradgradcheck", "is_grad_enabled", "no_grad",
+    "set_detect_anomaly", "set_grad_enabled",
 ]
