@@ -226,6 +226,42 @@ class AccumulateGrad(Node):
         return ()
 
 
+INFERENCE_NOT_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `nbgrad.no_grad()` instead "
+    "of `nbgrad.inference_mode()`."
+)
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+class NoVersionCounter(RuntimeError):
+    """Raised when the version of an inference tensor is read outside inference mode."""
+
+
+class InferenceCounter:
+    """The version counter of every inference tensor (``inference_mode``), as a tensor's
+    ``_vc`` is: an inference tensor has none. Inside inference mode it reads 0 and ignores
+    bumps; outside, reading it raises."""
+
+    __slots__ = ()
+
+    def __getitem__(self, index):
+        if grad_mode.inference:
+            return 0
+        raise NoVersionCounter("Inference tensors do not track version counter.")
+
+    def __setitem__(self, index, value):
+        pass  # only reached inside inference mode, where versions are not tracked
+
+
+INFERENCE_COUNTER = InferenceCounter()
+
+
 class SavedTensor:
     """An input saved for backward, with the version it had when it was saved."""
 
@@ -233,7 +269,10 @@ class SavedTensor:
 
     def __init__(self, tensor):
         self.tensor = tensor
-        self.version = tensor._version
+        try:  # costs nothing unless it raises
+            self.version = tensor._version
+        except NoVersionCounter:
+            raise RuntimeError(INFERENCE_NOT_SAVED) from None
 
     def unpack(self, node):
         tensor = self.tensor
