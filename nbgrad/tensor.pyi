@@ -442,6 +442,11 @@ class Tensor:
     def is_floating_point(self):
         """Whether the dtype is a floating-point type (only those can require grad)."""
 
+    def is_inference(self):
+        """Whether this is an inference tensor: made inside ``inference_mode`` (and not a
+        view of a normal tensor), so it has no version counter and never joins a graph.
+        """
+
     @property
     def is_leaf(self):
         """Whether this tensor was not computed by a recorded operation (chapter 02)."""
