@@ -245,18 +245,23 @@ class NoVersionCounter(RuntimeError):
 
 class InferenceCounter:
     """The version counter of every inference tensor (``inference_mode``), as a tensor's
-    ``_vc`` is: an inference tensor has none. Inside inference mode it reads 0 and ignores
-    bumps; outside, reading it raises."""
+    ``_vc`` is: an inference tensor has none. Indexed, it reads 0 and ignores bumps (an
+    inference tensor never joins a graph, so nothing compares its versions); asked for its
+    truth, which is how ``Tensor._version`` reads a counter, it raises outside inference
+    mode: reading the version, or saving the tensor for backward, fails as in PyTorch."""
 
     __slots__ = ()
 
     def __getitem__(self, index):
-        if grad_mode.inference:
-            return 0
-        raise NoVersionCounter("Inference tensors do not track version counter.")
+        return 0
 
     def __setitem__(self, index, value):
-        pass  # only reached inside inference mode, where versions are not tracked
+        pass
+
+    def __bool__(self):
+        if grad_mode.inference:
+            return True
+        raise NoVersionCounter("Inference tensors do not track version counter.")
 
 
 INFERENCE_COUNTER = InferenceCounter()
