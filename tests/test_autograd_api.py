@@ -279,3 +279,233 @@ def test_calling_grad_fn_after_backward_raises_the_second_backward_error():
         y.sum().backward()
         return y.grad_fn(M.ones(2))
     check_error(program)
+
+
+# -- grad_fn._saved_* / _raw_saved_* -------------------------------------------------------
+SAVING_OPS = {
+    "mul": lambda M, x, w: x * w,
+    "mul by a constant": lambda M, x, w: x * w.detach(),
+    "div": lambda M, x, w: x / w,
+    "mm": lambda M, x, w: x.mm(w),
+    "matmul": lambda M, x, w: x @ w,
+    "maximum": lambda M, x, w: M.maximum(x, w),
+    "pow tensor": lambda M, x, w: x ** w,
+    "pow number": lambda M, x, w: x ** 2,
+    "exp": lambda M, x, w: x.exp(),
+    "log": lambda M, x, w: x.log(),
+    "sin": lambda M, x, w: x.sin(),
+    "sqrt": lambda M, x, w: x.sqrt(),
+    "tanh": lambda M, x, w: x.tanh(),
+    "sigmoid": lambda M, x, w: x.sigmoid(),
+    "relu": lambda M, x, w: x.relu(),
+}
+
+
+def _operands(M):
+    x = M.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=M.float64, requires_grad=True)
+    w = M.tensor([[1.0, 0.5], [2.0, 1.0]], dtype=M.float64, requires_grad=True)
+    return x, w
+
+
+def _tensor_names(node):
+    return sorted(a for a in dir(node) if a.startswith("_saved_")
+                  and not a.endswith(("_sym_sizes", "_sym_strides", "_sym_numel"))
+                  and not isinstance(getattr(node, a), (int, float, bool, type(None))))
+
+
+@pytest.mark.parametrize("name", SAVING_OPS)
+def test_saved_tensors_by_torch_name(name):
+    def program(M):
+        x, w = _operands(M)
+        node = SAVING_OPS[name](M, x, w).grad_fn
+        names = _tensor_names(node)
+        values = [getattr(node, a) for a in names]
+        identity = [getattr(node, a) is x or getattr(node, a) is w for a in names]
+        raw = [type(getattr(node, "_raw" + a)).__name__ != "NoneType" for a in names]
+        return type(node).__name__, names, values, identity, raw
+    check(program)
+
+
+def test_saved_result_is_a_new_tensor_with_the_values():
+    def program(M):
+        x, _ = _operands(M)
+        y = x.exp()
+        result = y.grad_fn._saved_result
+        return result is y, result, result.grad_fn is y.grad_fn
+    check(program)
+
+
+@pytest.mark.parametrize("attribute", ["_saved_self", "_saved_other", "_saved_result"])
+def test_saved_tensors_after_backward_raise(attribute):
+    def program(M):
+        x, w = _operands(M)
+        y = (x * w) if attribute != "_saved_result" else x.exp()
+        y.sum().backward()
+        return getattr(y.grad_fn, attribute)
+    check_error(program)
+
+
+def test_unknown_saved_name_is_an_attribute_error():
+    def program(M):
+        x, w = _operands(M)
+        return (x * w).grad_fn._saved_nope
+    check_error(program, key="'MulBackward0' object has no attribute '_saved_nope'")
+
+
+def test_saved_after_retain_graph_backward_still_readable():
+    def program(M):
+        x, w = _operands(M)
+        y = x * w
+        y.sum().backward(retain_graph=True)
+        return y.grad_fn._saved_other, grad_of(x)
+    check(program)
+
+
+def test_raw_saved_register_hooks_changes_what_backward_sees():
+    def program(M):
+        x, w = _operands(M)
+        y = x * w
+        calls = []
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: (calls.append("pack"), t * 10)[1],
+                                                 lambda p: (calls.append("unpack"), p)[1])
+        y.sum().backward()
+        return grad_of(w), grad_of(x), calls
+    check(program)
+
+
+def test_raw_saved_register_hooks_twice_raises():
+    def program(M):
+        x, w = _operands(M)
+        raw = (x * w).grad_fn._raw_saved_self
+        raw.register_hooks(lambda t: t, lambda p: p)
+        raw.register_hooks(lambda t: t, lambda p: p)
+    check_error(program)
+
+
+# -- saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks ------------------------------
+def test_saved_tensors_hooks_pack_every_saved_tensor():
+    def program(M):
+        x, w = _operands(M)
+        packed = []
+
+        def pack(t):
+            packed.append(tuple(t.shape))
+            return t * 1
+
+        with M.autograd.graph.saved_tensors_hooks(pack, lambda p: p * 2):
+            y = (x * w).exp().sum()  # x, w and the result of exp
+        outside = (x * w).sum()
+        y.backward()
+        outside.backward()
+        return len(packed), grad_of(x), grad_of(w)
+    check(program)
+
+
+def test_saved_tensors_hooks_innermost_pair_applies_and_restores():
+    def program(M):
+        x, w = _operands(M)
+        seen = []
+        with M.autograd.graph.saved_tensors_hooks(lambda t: (seen.append("outer"), t)[1],
+                                                  lambda p: p):
+            with M.autograd.graph.saved_tensors_hooks(lambda t: (seen.append("inner"), t)[1],
+                                                      lambda p: p):
+                a = x * w
+            b = x.sin()
+        c = x.cos()
+        (a.sum() + b.sum() + c.sum()).backward()
+        return seen, grad_of(x)
+    check(program)
+
+
+def test_saved_tensors_hooks_apply_to_custom_functions():
+    def program(M):
+        class Square(M.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return 2 * x * grad
+
+        x, _ = _operands(M)
+        with M.autograd.graph.saved_tensors_hooks(lambda t: t * 3, lambda p: p):
+            y = Square.apply(x)
+        y.sum().backward()
+        return grad_of(x)
+    check(program)
+
+
+def test_saved_tensors_hooks_have_no_version_check():
+    """The hooks own the saved value: changing the tensor in place afterwards is not an
+    error (PyTorch's behaviour), and backward uses what unpack returns."""
+    def program(M):
+        x, w = _operands(M)
+        a = x * 1
+        with M.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda p: p):
+            y = a * w
+        a.add_(1)
+        y.sum().backward()
+        return grad_of(w)
+    check(program)
+
+
+def test_saved_number_is_the_number():
+    """A number operand saved (``x * 2.0``): PyTorch gives it as a 0-d float64 tensor,
+    nbgrad as the number itself."""
+    x, w = _operands(ng)
+    assert (x * 2.0).grad_fn._saved_other == 2.0
+    assert (x * 2.0).grad_fn._saved_self is None
+    tx = torch.ones(2, requires_grad=True)
+    assert (tx * 2.0).grad_fn._saved_other.item() == 2.0
+
+
+def test_unpack_hook_must_return_a_tensor():
+    def program(M):
+        x, w = _operands(M)
+        with M.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: 1):
+            y = x * w
+        y.sum().backward()
+    check_error(program)
+
+
+def test_save_on_cpu_gives_the_same_gradients():
+    def program(M):
+        x, w = _operands(M)
+        with M.autograd.graph.save_on_cpu():
+            y = (x * w).sin().exp().sum()
+        y.backward()
+        (g,) = M.autograd.grad((x ** 3).sum(), x)
+        return grad_of(x), grad_of(w), g
+    check(program)
+
+
+def test_disable_saved_tensors_hooks():
+    def program(M):
+        with M.autograd.graph.disable_saved_tensors_hooks("no hooks in here"):
+            with M.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p):
+                pass
+    check_error(program, key="no hooks in here")
+
+    def after(M):
+        with M.autograd.graph.disable_saved_tensors_hooks("no hooks in here"):
+            pass
+        with M.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p):
+            x, w = _operands(M)
+            y = x * w
+        y.sum().backward()
+        return grad_of(x)
+    check(after)
+
+
+def test_double_backward_through_hooked_saved_tensors():
+    def program(M):
+        x, w = _operands(M)
+        with M.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p):
+            y = (x.exp() * w).sum()
+            (g,) = M.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        return g, grad_of(x), grad_of(w)
+    check(program)

@@ -30,6 +30,7 @@ import warnings
 from ..backend import array_module
 from ..core.grad_mode import grad_mode, no_grad
 from ..core.node import Node, SavedOutput, SavedTensor
+from ..core.saved import hooks_in_use, packed
 from ..tensor import IN_CUSTOM_FUNCTION, Tensor
 from .graph import attach, next_edges, record, should_record
 
@@ -307,6 +308,8 @@ def _connect(ctx, args, outputs):
         None if t is None else (SavedOutput(t) if t._grad_fn is ctx else SavedTensor(t))
         for t in ctx.to_save
     )
+    if hooks_in_use.count:  # saved_tensors_hooks: pack them
+        ctx._saved = packed(ctx._saved, ctx.to_save)
     ctx.to_save = ()
     return tuple(connected)
 
