@@ -455,7 +455,7 @@ def test_saved_tensors_hooks_have_no_version_check():
 def test_saved_number_is_the_number():
     """A number operand saved (``x * 2.0``): PyTorch gives it as a 0-d float64 tensor,
     nbgrad as the number itself."""
-    x, w = _operands(ng)
+    x, _ = _operands(ng)
     assert (x * 2.0).grad_fn._saved_other == 2.0
     assert (x * 2.0).grad_fn._saved_self is None
     tx = torch.ones(2, requires_grad=True)
@@ -484,9 +484,9 @@ def test_save_on_cpu_gives_the_same_gradients():
 
 def test_disable_saved_tensors_hooks():
     def program(M):
-        with M.autograd.graph.disable_saved_tensors_hooks("no hooks in here"):
-            with M.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p):
-                pass
+        with M.autograd.graph.disable_saved_tensors_hooks("no hooks in here"), \
+                M.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p):
+            pass
     check_error(program, key="no hooks in here")
 
     def after(M):

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from parity import check, check_error, grad_of, leaf, torch
+from parity import check, check_error, grad_of, leaf
 
 import nbgrad as ng
 

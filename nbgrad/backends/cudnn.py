@@ -25,7 +25,6 @@ def is_available() -> bool:
 
 def version() -> None:
     """cuDNN's version: None, since nbgrad uses none."""
-    return None
 
 
 @contextlib.contextmanager

@@ -19,7 +19,14 @@ PyTorch without a version check (the hooks own the value).
 import threading
 
 from .grad_mode import grad_mode
-from .node import _FREED, _SAVED_TYPES, SECOND_BACKWARD, SavedOutput, SavedTensor, attach
+from .node import (
+    _FREED,
+    _SAVED_TYPES,
+    SECOND_BACKWARD,
+    SavedOutput,
+    SavedTensor,
+    attach,
+)
 
 # The names PyTorch gives an operation's tensor arguments, where they are not
 # ``(self, other)``: by node class name.
@@ -40,8 +47,10 @@ def saved_names(node):
     if saved is _FREED:
         raise RuntimeError(SECOND_BACKWARD)
     input_names = INPUT_NAMES.get(type(node).__name__, DEFAULT_INPUT_NAMES)
-    name_of = lambda position: (input_names[position] if position < len(input_names)  # noqa: E731
-                                else f"input{position}")
+
+    def name_of(position):
+        return input_names[position] if position < len(input_names) else f"input{position}"
+
     edges = list(zip(node._next_nodes, node._output_nrs))
     values = [v.original if type(v) is PackedSaved else v for v in saved]
     if _aligned(values, edges):  # one saved value per input, in order (None: not needed)
@@ -113,7 +122,7 @@ class RawSaved:
     """``grad_fn._raw_saved_<name>``: one saved tensor of a node, as PyTorch's
     ``SavedTensor``: ``unpack()`` it, or ``register_hooks(pack_hook, unpack_hook)`` on it."""
 
-    __slots__ = ("node", "index")
+    __slots__ = ("index", "node")
 
     def __init__(self, node, index):
         self.node = node
