@@ -117,20 +117,8 @@ class Node:
             self._saved = _FREED
 
     # -- introspection, as PyTorch offers it -----------------------------------------
-    def __getattr__(self, name):
-        """``_saved_<name>`` and ``_raw_saved_<name>`` (``core/saved.py``). Python calls this
-        only when an attribute is not found, so the node's own attributes cost nothing."""
-        if name.startswith("_saved_"):
-            from .saved import saved_attribute
-            return saved_attribute(self, name[7:], raw=False)
-        if name.startswith("_raw_saved_"):
-            from .saved import saved_attribute
-            return saved_attribute(self, name[11:], raw=True)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __dir__(self):
-        from .saved import saved_dir
-        return [*super().__dir__(), *saved_dir(self)]
+    # ``_saved_<name>`` and ``_raw_saved_<name>``: ``core/saved.py`` gives Node its
+    # ``__getattr__`` (called only for attributes not found) and ``__dir__``.
 
     def name(self):
         return type(self).__name__

@@ -23,6 +23,7 @@ from .node import (
     _FREED,
     _SAVED_TYPES,
     SECOND_BACKWARD,
+    Node,
     SavedOutput,
     SavedTensor,
     attach,
@@ -104,6 +105,21 @@ def saved_dir(node):
     return sorted(f"_saved_{n}" for n in names) + sorted(f"_raw_saved_{n}" for n in names)
 
 
+def _node_getattr(node, name):
+    """``Node.__getattr__``: ``_saved_<name>`` and ``_raw_saved_<name>``. Python calls it
+    only when an attribute is not found, so a node's own attributes cost nothing more."""
+    if name.startswith("_saved_"):
+        return saved_attribute(node, name[7:], raw=False)
+    if name.startswith("_raw_saved_"):
+        return saved_attribute(node, name[11:], raw=True)
+    raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
+
+
+def _node_dir(node):
+    """``Node.__dir__``: its attributes, with its ``_saved_*`` names."""
+    return [*object.__dir__(node), *saved_dir(node)]
+
+
 def saved_attribute(node, name, raw):
     """``node._saved_<name>`` (``raw``: ``node._raw_saved_<name>``)."""
     if not raw and any(name in getattr(cls, "__slots__", ()) for cls in type(node).__mro__):
@@ -180,6 +196,8 @@ class PackedSaved:
 
 
 _SAVED_TYPES.append(PackedSaved)  # unpacked by Node.saved_values like the other two
+Node.__getattr__ = _node_getattr
+Node.__dir__ = _node_dir
 
 
 def _check_callable(pack_hook, unpack_hook):
