@@ -20,9 +20,11 @@ from .warn import is_warn_always_enabled, set_warn_always
 warn.silence_numpy_warnings()
 
 from . import missing as _missing  # noqa: E402
-from . import autograd, cuda  # noqa: E402
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .backend import device
+from . import autograd, backends, cuda  # noqa: E402
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .core.grad_mode import is_inference_mode_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .backend import device, get_default_device, set_default_device
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, ones, ones_like, tensor, zeros, zeros_like)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,

@@ -8,6 +8,7 @@ The public names of ``nbgrad``, each imported from where it is defined or declar
 
 from nbgrad import autograd as autograd
 from nbgrad import backend as backend
+from nbgrad import backends as backends
 from nbgrad import core as core
 from nbgrad import creation as creation
 from nbgrad import cuda as cuda
@@ -23,9 +24,15 @@ from nbgrad import random as random
 from nbgrad import serialization as serialization
 from nbgrad import utils as utils
 from nbgrad import warn as warn
+from nbgrad.autograd.anomaly_mode import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
+from nbgrad.autograd.anomaly_mode import is_anomaly_enabled as is_anomaly_enabled
 from nbgrad.backend import device as device
+from nbgrad.backend import get_default_device as get_default_device
+from nbgrad.backend import set_default_device as set_default_device
 from nbgrad.core.grad_mode import enable_grad as enable_grad
+from nbgrad.core.grad_mode import inference_mode as inference_mode
 from nbgrad.core.grad_mode import is_grad_enabled as is_grad_enabled
+from nbgrad.core.grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from nbgrad.core.grad_mode import no_grad as no_grad
 from nbgrad.core.grad_mode import set_grad_enabled as set_grad_enabled
 from nbgrad.creation import arange as arange
@@ -199,21 +206,22 @@ __all__ = [
     'concatenate', 'cos', 'default_generator', 'device', 'div', 'divide', 'dot', 'double',
     'dtype', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal', 'exp', 'expand', 'eye',
     'flatten', 'float', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmod',
-    'from_dlpack', 'from_numpy', 'full', 'full_like', 'ge', 'get_default_dtype',
-    'get_rng_state', 'greater', 'greater_equal', 'gt', 'half', 'initial_seed', 'int', 'int16',
-    'int32', 'int64', 'int8', 'is_grad_enabled', 'is_tensor', 'is_warn_always_enabled',
-    'isclose', 'isfinite', 'isinf', 'isnan', 'le', 'less', 'less_equal', 'linspace', 'load',
-    'log', 'log_softmax', 'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed',
-    'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mul',
-    'multinomial', 'multiply', 'mv', 'ne', 'neg', 'negative', 'no_grad', 'norm', 'normal',
-    'not_equal', 'numel', 'ones', 'ones_like', 'permute', 'poisson', 'positive', 'pow', 'rand',
-    'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal',
-    'relu', 'remainder', 'reshape', 'round', 'rsub', 'save', 'seed', 'select',
-    'set_default_dtype', 'set_grad_enabled', 'set_printoptions', 'set_rng_state',
-    'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign', 'sin', 'softmax', 'sqrt', 'square',
-    'squeeze', 'stack', 'std', 'sub', 'subtract', 'sum', 'swapaxes', 't', 'tanh', 'tensor',
-    'transpose', 'true_divide', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'var', 'where',
-    'zeros', 'zeros_like',
+    'from_dlpack', 'from_numpy', 'full', 'full_like', 'ge', 'get_default_device',
+    'get_default_dtype', 'get_rng_state', 'greater', 'greater_equal', 'gt', 'half',
+    'inference_mode', 'initial_seed', 'int', 'int16', 'int32', 'int64', 'int8',
+    'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled',
+    'is_inference_mode_enabled', 'is_tensor', 'is_warn_always_enabled', 'isclose', 'isfinite',
+    'isinf', 'isnan', 'le', 'less', 'less_equal', 'linspace', 'load', 'log', 'log_softmax',
+    'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max',
+    'maximum', 'mean', 'min', 'minimum', 'mm', 'mul', 'multinomial', 'multiply', 'mv', 'ne',
+    'neg', 'negative', 'no_grad', 'norm', 'normal', 'not_equal', 'numel', 'ones', 'ones_like',
+    'permute', 'poisson', 'positive', 'pow', 'rand', 'rand_like', 'randint', 'randint_like',
+    'randn', 'randn_like', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round',
+    'rsub', 'save', 'seed', 'select', 'set_default_device', 'set_default_dtype',
+    'set_grad_enabled', 'set_printoptions', 'set_rng_state', 'set_warn_always', 'sgn', 'short',
+    'sigmoid', 'sign', 'sin', 'softmax', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'sub',
+    'subtract', 'sum', 'swapaxes', 't', 'tanh', 'tensor', 'transpose', 'true_divide', 'trunc',
+    'uint8', 'unbind', 'unsqueeze', 'var', 'where', 'zeros', 'zeros_like',
 ]
 
 

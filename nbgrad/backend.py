@@ -53,6 +53,37 @@ class device:
 
 CPU = device("cpu")
 
+# Where creation functions put a tensor when no ``device=`` is given: ``None`` is the CPU
+# (nothing to look up, nothing to move), else the device ``set_default_device`` named.
+default_device = None
+
+
+def set_default_device(dev) -> None:
+    """Make ``dev`` the device of tensors made without ``device=`` (``zeros``, ``tensor``,
+    ``rand``, layers' parameters, ...), as ``torch.set_default_device`` does; ``None``
+    means the CPU again. ``*_like`` functions and ``from_numpy`` are not affected.
+
+    Parameters
+    ----------
+    dev : str, device or None
+        ``"cpu"``, ``"cuda"``, ``"cuda:1"``, a ``device``, or None.
+    """
+    global default_device
+    if dev is not None and not isinstance(dev, (str, device)):
+        raise TypeError(f"device() received an invalid combination of arguments - got "
+                        f"({type(dev).__name__}), but expected one of:\n"
+                        " * (nbgrad.device device)\n * (str type, int index = -1)")
+    dev = None if dev is None else device(dev)
+    default_device = None if dev == CPU else dev
+
+
+def get_default_device() -> device:
+    """The device of tensors made without ``device=``: ``device(type='cpu')`` unless
+    ``set_default_device`` changed it (a CUDA device with its index)."""
+    if default_device is None:
+        return CPU
+    return device("cuda", _cuda_index(default_device))
+
 
 def cuda_is_available():
     """True only when CuPy imports *and* a GPU can actually be used."""

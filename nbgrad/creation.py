@@ -28,6 +28,8 @@ def _finish(data, dtype, device, requires_grad):
         if data.dtype != np_dtype:
             data = data.astype(np_dtype)
     dtypes.from_numpy_dtype(data.dtype)  # refuses dtypes nbgrad has no name for
+    if device is None:
+        device = backend.default_device  # set_default_device; None: the CPU
     if device is not None:
         data = backend.to_device(data, device)
     t = Tensor._make(data)
@@ -311,6 +313,8 @@ def _default(dtype):
 
 def _module(device):
     """The array module that builds arrays directly on ``device`` (NumPy for the CPU)."""
+    if device is None:
+        device = backend.default_device
     return np if device is None else backend.module_for(device)
 
 

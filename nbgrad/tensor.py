@@ -36,8 +36,8 @@ from copy import deepcopy as _deepcopy
 import numpy as np
 
 from . import backend, dtypes, missing, printing
-from .core.grad_mode import grad_mode
-from .core.node import add_hook
+from .core.grad_mode import grad_mode, inference_listeners
+from .core.node import INFERENCE_COUNTER, add_hook
 from .warn import warn_once
 
 _ndarray = np.ndarray
@@ -96,6 +96,11 @@ class Tensor:
         t._output_nr = t._grad_fn_version = 0
         t._vc = vc
         return t
+
+    def is_inference(self):
+        """Whether this is an inference tensor: made inside ``inference_mode`` (and not a
+        view of a normal tensor), so it has no version counter and never joins a graph."""
+        return self._vc is INFERENCE_COUNTER
 
     def _counter(self):
         """The version counter, created when first needed (to share it, or to bump it)."""
@@ -223,6 +228,9 @@ class Tensor:
         if type(requires_grad) is not bool:
             raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {dtypes.type_name(requires_grad)}")
+        if requires_grad and self._vc is INFERENCE_COUNTER and not grad_mode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if self.grad_fn is not None:
             if requires_grad:
                 return self
@@ -593,6 +601,16 @@ class Tensor:
         sentence = missing.not_implemented("torch.Tensor", name)
         raise AttributeError(message if sentence is None else f"{message}: {sentence}",
                              name=name, obj=self)
+
+
+def _mark_inference_tensors(active):
+    """While inference mode is on, a new tensor that shares no counter is an inference
+    tensor: the default counter of ``Tensor._make`` becomes the inference counter, so
+    tensor creation pays nothing for inference mode, outside it or in it."""
+    Tensor._make.__func__.__defaults__ = (INFERENCE_COUNTER if active else None,)
+
+
+inference_listeners.append(_mark_inference_tensors)
 
 
 class Parameter(Tensor):

@@ -18,6 +18,13 @@ def _cuda_index(device):
     ...
 
 
+def _mark_inference_tensors(active):
+    """While inference mode is on, a new tensor that shares no counter is an inference
+    tensor: the default counter of ``Tensor._make`` becomes the inference counter, so
+    tensor creation pays nothing for inference mode, outside it or in it.
+    """
+
+
 def _rebuild(cls, data, requires_grad, device):
     ...
 
@@ -608,6 +615,11 @@ class Tensor:
 
     def is_floating_point(self):
         """Whether the dtype is a floating-point type (only those can require grad)."""
+
+    def is_inference(self):
+        """Whether this is an inference tensor: made inside ``inference_mode`` (and not a
+        view of a normal tensor), so it has no version counter and never joins a graph.
+        """
 
     @property
     def is_leaf(self):

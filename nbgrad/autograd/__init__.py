@@ -7,15 +7,17 @@ graph), ``functional.py`` (the entry points ``backward`` and ``grad``), ``functi
 """
 
 from .. import missing as _missing
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx
 from .functional import backward, grad
-from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .gradcheck import GradcheckError, gradcheck
+from ..core.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
 __all__ = [
-    "Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "enable_grad",
-    "grad", "gradcheck", "is_grad_enabled", "no_grad", "set_grad_enabled",
+    "Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "detect_anomaly",
+    "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_grad_enabled", "no_grad",
+    "set_detect_anomaly", "set_grad_enabled",
 ]
 
 

@@ -18,15 +18,24 @@ As in PyTorch::
 
 ``forward`` runs without recording (it sees tensors, but builds no graph); the ``ctx`` it
 receives *is* the node that becomes the outputs' ``grad_fn``.
+
+PyTorch 2.0's style is accepted too: a ``forward(*args)`` without ``ctx``, and a
+``@staticmethod setup_context(ctx, inputs, output)`` that fills ``ctx`` afterwards.
 """
 
+import functools
+import inspect
 import warnings
 
 from ..backend import array_module
-from ..core.grad_mode import no_grad
+from ..core.grad_mode import grad_mode, no_grad
 from ..core.node import Node, SavedOutput, SavedTensor
+from ..core.saved import hooks_in_use, packed
 from ..tensor import IN_CUSTOM_FUNCTION, Tensor
-from .graph import attach, next_edges, should_record
+from .graph import attach, next_edges, record, should_record
+
+__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "InplaceFunction",
+           "once_differentiable"]
 
 
 class FunctionCtx:
@@ -45,6 +54,13 @@ class FunctionCtx:
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, version-checked, as a tuple."""
         return tuple(self.saved_values)
+
+    @property
+    def saved_variables(self):
+        """Deprecated name of ``saved_tensors`` (it warns, as PyTorch's does)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
+                      DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     def mark_dirty(self, *tensors):
         self.dirty_tensors = tensors
@@ -145,6 +161,13 @@ class Function:
         )
 
     @staticmethod
+    def setup_context(ctx, inputs, output):
+        """PyTorch 2.0's style: fill ``ctx`` from ``inputs`` (a tuple, defaults bound) and
+        ``output`` after a ``forward`` that takes no ``ctx``. Defining it is what selects
+        that style."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError(
             "You must implement either the backward or vjp method for your custom "
@@ -169,6 +192,9 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        new_style = cls.setup_context is not Function.setup_context
+        if new_style:  # PyTorch binds forward's defaults first: they count as inputs
+            args, kwargs = _with_defaults(cls.forward, args, kwargs)
         tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = [args[i] for i in tensor_positions]
         recording = should_record(*tensors)
@@ -177,12 +203,76 @@ class Function:
         ctx.tensor_positions = tensor_positions
         ctx.input_shapes = {i: args[i]._data.shape for i in tensor_positions}
         with no_grad():
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if new_style:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(outputs, tuple)
         outputs = (outputs,) if single else outputs
         if recording:
             outputs = _connect(ctx, args, outputs)
         return outputs[0] if single else outputs
+
+
+def _with_defaults(forward, args, kwargs):
+    """``forward``'s arguments with its defaults filled in, as PyTorch binds them: the
+    positional ones are ``setup_context``'s ``inputs``."""
+    bound = inspect.signature(forward).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args, bound.kwargs
+
+
+class InplaceFunction(Function):
+    """Kept for old code, as in PyTorch: a ``Function`` whose instances carry ``inplace``."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+
+ONCE_DIFFERENTIABLE = ("trying to differentiate twice a function that was marked with "
+                       "@once_differentiable")
+
+
+class Error(Node):
+    """The node behind a ``@once_differentiable`` backward's results: differentiating it
+    raises (PyTorch's ``DelayedError``, named ``Error``)."""
+
+    __slots__ = ("num_outputs",)
+
+    def apply(self, *grads):
+        raise RuntimeError(ONCE_DIFFERENTIABLE)
+
+
+def once_differentiable(fn):
+    """Decorate a Function's ``backward`` that cannot itself be differentiated.
+
+    It runs without recording; when a double backward could pass through it (a gradient
+    it receives requires grad), its results are joined to an ``Error`` node, so that
+    differentiating them raises PyTorch's "trying to differentiate twice a function that
+    was marked with @once_differentiable".
+    """
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with no_grad():
+            outputs = fn(ctx, *args, **kwargs)
+        if not grad_mode.enabled or not any(getattr(a, "_requires_grad", False) for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        results = (outputs,) if single else outputs
+        present = [out for out in results if out is not None]
+        if not present:
+            return outputs
+        # As PyTorch: each result becomes an alias whose graph leads to the Error node.
+        fakes = [out.detach().requires_grad_() for out in present]
+        aliases = tuple(Tensor._make(fake._data, fake._counter()) for fake in fakes)
+        record(Error, aliases, fakes)
+        replaced = iter(aliases)
+        results = tuple(None if out is None else next(replaced) for out in results)
+        return results[0] if single else results
+
+    return wrapper
 
 
 def _connect(ctx, args, outputs):
@@ -218,6 +308,8 @@ def _connect(ctx, args, outputs):
         None if t is None else (SavedOutput(t) if t._grad_fn is ctx else SavedTensor(t))
         for t in ctx.to_save
     )
+    if hooks_in_use.count:  # saved_tensors_hooks: pack them
+        ctx._saved = packed(ctx._saved, ctx.to_save)
     ctx.to_save = ()
     return tuple(connected)
 

@@ -185,3 +185,67 @@ def _matrix(m):
     from ..creation import tensor
 
     return repr(tensor(m))
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  **_):
+    """True when the second derivatives of ``func`` at ``inputs`` match finite differences.
+
+    ``gradcheck`` applied to the function ``(inputs, grad_outputs) -> grad(func(inputs),
+    inputs, grad_outputs, create_graph=True)``, as PyTorch builds it: it checks backward's
+    own backward, with respect to the inputs and to ``grad_outputs``.
+
+    Parameters
+    ----------
+    func : callable
+        Takes the tensors of ``inputs`` and returns a tensor or a tuple of tensors.
+    inputs : Tensor or tuple or list of Tensors
+        The point of the check (use float64).
+    grad_outputs : Tensor or tuple of Tensors, optional
+        The gradients of ``func``'s outputs; by default random ones, uniform on [-1, 1),
+        that require grad (drawn from the generator that ``manual_seed`` seeds).
+    eps, atol, rtol, raise_exception, nondet_tol
+        As for ``gradcheck``.
+    gen_non_contig_grad_outputs : bool
+        Make the random ``grad_outputs`` non-contiguous.
+
+    Returns
+    -------
+    bool
+        True if the check passes (else ``GradcheckError``, or False with
+        ``raise_exception=False``).
+    """
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = [o for o in _tensors(func(*inputs)) if o._requires_grad]
+        grad_outputs = tuple(_random_grad_output(o, gen_non_contig_grad_outputs) for o in outputs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    n_outputs = len(grad_outputs)
+    differentiable = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t._requires_grad]
+
+    def first_derivatives(*args):
+        split = len(args) - n_outputs
+        point, seeds = args[:split], args[split:]
+        outputs = [o for o in _tensors(func(*point)) if o._requires_grad]
+        grads = grad(outputs, [point[i] for i in differentiable], list(seeds),
+                     create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol)
+
+
+def _random_grad_output(output, non_contiguous):
+    """A gradient for ``output``, uniform on [-1, 1), that requires grad (PyTorch's
+    ``make_tensor(low=-1, high=1)``); non-contiguous: every other element of a wider array."""
+    from ..creation import tensor
+    from ..dtypes import float64
+    from ..random.generator import numpy_generator  # sampling records nodes: it is above us
+
+    dtype = output.dtype if output.is_floating_point() else float64
+    shape = (*output.shape, 2 if non_contiguous else 1)
+    draws = numpy_generator(None).random(shape) * 2 - 1  # what rand(*shape) draws
+    values = tensor(draws, dtype=dtype, device=output.device)
+    return values[..., 0].detach().requires_grad_()

@@ -11,6 +11,7 @@ import weakref
 
 from ..core.grad_mode import grad_mode
 from ..core.node import AccumulateGrad, SavedOutput, SavedTensor, attach
+from ..core.saved import hook_stack, hooks_in_use, packed, pop_hooks, push_hooks
 from ..tensor import Tensor
 
 NO_EDGE = (None, 0)
@@ -101,4 +102,80 @@ def record(node_cls, output, inputs, saved=(), **attributes):
                 v = SavedTensor(v)
             values.append(v)
         node._saved = tuple(values)
+        if hooks_in_use.count:  # saved_tensors_hooks: pack them
+            node._saved = packed(node._saved, [output if v is OUTPUT else v for v in saved])
     return node
+
+
+class saved_tensors_hooks:
+    """Context manager: every tensor saved for backward inside it is packed.
+
+    ``pack_hook(tensor)`` runs when a node saves ``tensor`` (an input or its output, and
+    what a custom Function's ``save_for_backward`` names); backward then uses
+    ``unpack_hook(packed)``, which must return a tensor with the same values. As in
+    PyTorch the hooks are per thread, the innermost pair applies, and what they return is
+    not version-checked.
+
+    Parameters
+    ----------
+    pack_hook : callable
+        ``tensor -> anything``.
+    unpack_hook : callable
+        ``what pack_hook returned -> tensor``.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        push_hooks(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *exc):
+        pop_hooks()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU and moved back to their device for backward, as
+    ``torch.autograd.graph.save_on_cpu`` does (on the CPU this changes nothing).
+
+    Parameters
+    ----------
+    pin_memory : bool
+        Accepted for PyTorch's signature; nbgrad does not pin memory.
+    device_type : str
+        Accepted for PyTorch's signature.
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack_to_cpu(tensor):
+            return tensor.device, tensor.detach().cpu()
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager in which ``saved_tensors_hooks`` may not be used: entering one
+    raises ``RuntimeError(error_message)``.
+
+    Parameters
+    ----------
+    error_message : str
+        The message of that error.
+    """
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self.previous = hook_stack.disabled
+        hook_stack.disabled = self.error_message
+
+    def __exit__(self, *exc):
+        hook_stack.disabled = self.previous
+        return False

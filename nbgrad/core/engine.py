@@ -37,6 +37,7 @@ import threading
 import numpy as np
 
 from ..dtypes import from_numpy_dtype
+from .anomaly import anomaly, check_nan, report_failure
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad
 
@@ -108,32 +109,41 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, cap
     pop, push = heapq.heappop, heapq.heappush  # local names: this loop is the hot path
     arrays_only = not create_graph  # then a node's fast_apply runs, where it has one
     # Like PyTorch, backward is silent about inf/nan it produces (e.g. sqrt' at 0).
+    checks_nan = anomaly.enabled and anomaly.check_nan
+    node = None
     with set_grad_enabled(bool(create_graph)), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        while ready:
-            node = pop(ready)[1]
-            grads = buffers.pop(node)
-            if partial is not None:
-                grads = partial.visit(node, grads)
-                if grads is None:
-                    continue
-            elif node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
-                grads = _call_tensor_pre_hooks(node, grads)
-            apply = node.apply_without_graph if arrays_only else node.apply
-            grad_inputs = apply(*grads) if node._hooks is None else _call_node(node, apply, grads)
-            if node._saved and not retain_graph:
-                node._release()
-            for next_node, output_nr, grad in zip(node._next_nodes, node._output_nrs, grad_inputs):
-                if next_node is None or grad is None:
-                    continue
-                if grad._data.dtype is not next_node._dtype:
-                    grad = _as_input_dtype(grad, next_node, output_nr)
-                # Gradients reaching the same output along several paths add up.
-                buffer = buffers.get(next_node)
-                if buffer is None:
-                    buffer = buffers[next_node] = [None] * next_node.num_outputs
-                    push(ready, (-next_node._sequence_nr, next_node))
-                current = buffer[output_nr]
-                buffer[output_nr] = grad if current is None else current + grad
+        try:
+            while ready:
+                node = pop(ready)[1]
+                grads = buffers.pop(node)
+                if partial is not None:
+                    grads = partial.visit(node, grads)
+                    if grads is None:
+                        continue
+                elif node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
+                    grads = _call_tensor_pre_hooks(node, grads)
+                apply = node.apply_without_graph if arrays_only else node.apply
+                grad_inputs = apply(*grads) if node._hooks is None else _call_node(node, apply, grads)
+                if checks_nan:
+                    check_nan(node, grad_inputs)
+                if node._saved and not retain_graph:
+                    node._release()
+                for next_node, output_nr, grad in zip(node._next_nodes, node._output_nrs, grad_inputs):
+                    if next_node is None or grad is None:
+                        continue
+                    if grad._data.dtype is not next_node._dtype:
+                        grad = _as_input_dtype(grad, next_node, output_nr)
+                    # Gradients reaching the same output along several paths add up.
+                    buffer = buffers.get(next_node)
+                    if buffer is None:
+                        buffer = buffers[next_node] = [None] * next_node.num_outputs
+                        push(ready, (-next_node._sequence_nr, next_node))
+                    current = buffer[output_nr]
+                    buffer[output_nr] = grad if current is None else current + grad
+        except Exception:
+            if anomaly.enabled and node is not None:
+                report_failure(node)  # detect_anomaly: where the forward pass made the node
+            raise
     return partial.captured_grads() if capture else None
 
 

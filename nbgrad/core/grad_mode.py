@@ -1,7 +1,8 @@
-"""Whether operations record a graph: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+"""Whether operations record a graph: ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
+and ``inference_mode``.
 
-The switch is per thread, as in PyTorch. Each of the three works as a context manager
-and as a decorator.
+The switch is per thread, as in PyTorch. Each works as a context manager and as a
+decorator.
 """
 
 import functools
@@ -9,6 +10,7 @@ import inspect
 import sys
 import threading
 import warnings
+from collections.abc import Callable
 
 
 class GradMode(threading.local):
@@ -16,6 +18,7 @@ class GradMode(threading.local):
     attribute: it is read on every operation); ``is_grad_enabled()`` is PyTorch's API."""
 
     enabled = True
+    inference = False  # inside inference_mode: results are inference tensors
 
 
 grad_mode = GradMode()
@@ -158,3 +161,67 @@ def _type_name(value):
     """A type's name as PyTorch's argument checks print it: ``str``, ``numpy.bool``."""
     cls = type(value)
     return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
+class inference_mode(_GradModeContext):
+    """Like ``no_grad``, and the tensors made inside are *inference tensors*, as in PyTorch.
+
+    An inference tensor has no version counter and can never join a graph: outside
+    inference mode, saving one for backward, changing one in place or setting
+    ``requires_grad=True`` on one raises PyTorch's errors (``Tensor.is_inference()`` tells
+    them apart; ``clone()`` gives a normal tensor). A view of a normal tensor made inside
+    is a normal tensor. ``inference_mode(False)`` turns grad mode on, as PyTorch's does.
+    Decorates functions with or without parentheses.
+
+    Parameters
+    ----------
+    mode : bool
+        Whether to enable inference mode (default True).
+
+    Notes
+    -----
+    nbgrad marks the tensors made inside by swapping ``Tensor._make`` for one whose new
+    tensors share the inference counter (``inference_listeners``), so tensor creation pays
+    nothing for it. The swap is for the whole process: tensors that another thread makes
+    meanwhile are inference tensors too. ``enable_grad()`` inside inference mode records
+    again (in PyTorch results still need no grad there).
+    """
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # @inference_mode without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True):
+        if callable(mode):
+            return
+        self.mode = mode
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+    def __enter__(self):
+        self._previous = (grad_mode.enabled, grad_mode.inference)
+        _set_inference(not self.mode, self.mode)
+
+    def __exit__(self, *exc):
+        _set_inference(*self._previous)
+        return False
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether inference mode is on (in this thread)."""
+    return grad_mode.inference
+
+
+# Each is called with whether inference mode is now on, when it changes: tensor.py
+# registers how it then marks new tensors.
+inference_listeners: list[Callable[[bool], None]] = []
+
+
+def _set_inference(enabled, inference):
+    grad_mode.enabled = enabled
+    if inference is not grad_mode.inference:
+        grad_mode.inference = inference
+        for listener in inference_listeners:
+            listener(inference)

@@ -25,6 +25,7 @@ import itertools
 import re
 import weakref
 
+from .anomaly import anomaly, forward_stack
 from .grad_mode import grad_mode
 
 _sequence = itertools.count()
@@ -65,6 +66,8 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._saved = ()
         self._hooks = None
+        if anomaly.enabled:  # detect_anomaly: remember where the forward pass made this node
+            self.metadata["traceback_"] = forward_stack()
 
     @property
     def next_functions(self):
@@ -74,6 +77,24 @@ class Node:
     def apply(self, *grad_outputs):
         """Gradients for ``next_functions`` given the gradients of this node's outputs."""
         raise NotImplementedError
+
+    def __call__(self, *grad_outputs):
+        """This node's backward on ``grad_outputs``, called directly, as PyTorch allows.
+
+        Returns the gradient of each input (``next_functions``): one tensor for a node of
+        one input, else a tuple, with ``None`` for an input that takes none. It records a
+        graph when grad mode is on, and all ``None`` gradients give ``None`` back.
+        """
+        if len(grad_outputs) != self.num_outputs:
+            raise TypeError(f"expected {self.num_outputs} arguments, got {len(grad_outputs)} "
+                            "instead")
+        n_inputs = len(self._next_nodes)
+        if all(g is None for g in grad_outputs):
+            grads = (None,) * n_inputs
+        else:
+            grads = tuple(self.apply(*grad_outputs))
+            grads += (None,) * (n_inputs - len(grads))
+        return grads[0] if n_inputs == 1 else grads
 
     def input_dtype(self, output_nr):
         """The dtype that the gradient of output ``output_nr`` must have: that output's."""
@@ -96,6 +117,9 @@ class Node:
             self._saved = _FREED
 
     # -- introspection, as PyTorch offers it -----------------------------------------
+    # ``_saved_<name>`` and ``_raw_saved_<name>``: ``core/saved.py`` gives Node its
+    # ``__getattr__`` (called only for attributes not found) and ``__dir__``.
+
     def name(self):
         return type(self).__name__
 
@@ -205,6 +229,47 @@ class AccumulateGrad(Node):
         return ()
 
 
+INFERENCE_NOT_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `nbgrad.no_grad()` instead "
+    "of `nbgrad.inference_mode()`."
+)
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+class NoVersionCounter(RuntimeError):
+    """Raised when the version of an inference tensor is read outside inference mode."""
+
+
+class InferenceCounter:
+    """The version counter of every inference tensor (``inference_mode``), as a tensor's
+    ``_vc`` is: an inference tensor has none. Indexed, it reads 0 and ignores bumps (an
+    inference tensor never joins a graph, so nothing compares its versions); asked for its
+    truth, which is how ``Tensor._version`` reads a counter, it raises outside inference
+    mode: reading the version, or saving the tensor for backward, fails as in PyTorch."""
+
+    __slots__ = ()
+
+    def __getitem__(self, index):
+        return 0
+
+    def __setitem__(self, index, value):
+        pass
+
+    def __bool__(self):
+        if grad_mode.inference:
+            return True
+        raise NoVersionCounter("Inference tensors do not track version counter.")
+
+
+INFERENCE_COUNTER = InferenceCounter()
+
+
 class SavedTensor:
     """An input saved for backward, with the version it had when it was saved."""
 
@@ -212,7 +277,10 @@ class SavedTensor:
 
     def __init__(self, tensor):
         self.tensor = tensor
-        self.version = tensor._version
+        try:  # costs nothing unless it raises
+            self.version = tensor._version
+        except NoVersionCounter:
+            raise RuntimeError(INFERENCE_NOT_SAVED) from None
 
     def unpack(self, node):
         tensor = self.tensor
@@ -250,7 +318,7 @@ class SavedOutput:
         return out
 
 
-_SAVED_TYPES = (SavedTensor, SavedOutput)
+_SAVED_TYPES: list[type] = [SavedTensor, SavedOutput]  # and saved.PackedSaved, which adds itself
 
 
 def attach(output, node, output_nr=0):
@@ -272,13 +340,19 @@ def short_name(node):
     return re.sub(r"Backward\d*$", "", node.name())
 
 
+ANOMALY_HINT = (" Hint: the backtrace further above shows the operation that failed to "
+                "compute its gradient. The variable in question was changed in there or "
+                "anywhere later. Good luck!")
+
+
 def _modified_message(tensor, fn, output_nr, expected, current=None):
     current = tensor._version if current is None else current
     where = f", which is output {output_nr} of {short_name(fn)}," if fn is not None else ""
     return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{where} is at version "
-        f"{current}; expected version {expected} instead.\n"
+        f"{current}; expected version {expected} instead."
+        f"{ANOMALY_HINT if anomaly.enabled else ''}\n"
         "nbgrad hint: an in-place operation changed a tensor that backward needs; use its "
         "out-of-place form (chapter 05 explains version counters)."
     )

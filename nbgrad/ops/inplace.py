@@ -29,8 +29,8 @@ import numpy as np
 
 from .. import backend, dtypes
 from ..autograd.graph import attach, edge_of, should_record
-from ..core.grad_mode import no_grad
-from ..core.node import _FREED, Node, SavedOutput
+from ..core.grad_mode import grad_mode, no_grad
+from ..core.node import _FREED, INFERENCE_COUNTER, INFERENCE_INPLACE, Node, SavedOutput
 from ..tensor import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, Tensor
 from .elementwise import NotImplementedBackward
 from .methods import bind
@@ -194,6 +194,8 @@ def _dense_span(array):
 
 def _write(t, values):
     """Write ``values`` into ``t``'s storage (shared with its views) and bump the version."""
+    if t._vc is INFERENCE_COUNTER and not grad_mode.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
     target = t._data
     if values.shape != target.shape:
         raise RuntimeError(

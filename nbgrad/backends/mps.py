@@ -1,0 +1,14 @@
+"""``nbgrad.backends.mps``: Apple's Metal backend, which nbgrad does not have."""
+
+__all__ = ["is_available", "is_built"]
+
+
+def is_available() -> bool:
+    """Whether the MPS backend can be used: never in nbgrad (``device("mps")`` is not one
+    of its devices)."""
+    return False
+
+
+def is_built() -> bool:
+    """Whether nbgrad was built with MPS support: it never is."""
+    return False
