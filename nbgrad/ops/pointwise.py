@@ -17,6 +17,8 @@ from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
 from .elementwise import INPUT, OUTPUT, check_dtype, unary
+from .inplace import apply_inplace
+from .methods import tensor_method
 from .operands import tensor_operand
 
 
@@ -250,6 +252,35 @@ def rsqrt(input: Tensor) -> Tensor:
     return unary("rsqrt", RsqrtBackward0, input, _rsqrt, saves=OUTPUT, quiet=True)
 
 
+# -- asinh_, acosh_, atanh_: in place, PyTorch gives them no derivative ----------------------
+class InplaceWithoutDerivative(Node):
+    """The node of an in-place op PyTorch defines no derivative for: backward raises."""
+
+    __slots__ = ()
+    op = None
+
+    def apply(self, grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {self.op}' is not "
+                                  "implemented.")
+
+
+def _inplace_without_derivative(name, compute, node_cls):
+    """``Tensor.<name>_``: computes as ``<name>`` does, and records ``node_cls``, which raises
+    in backward (PyTorch's ``asinh_`` records AsinhBackward1, which does)."""
+    def function(input):
+        return unary(name, node_cls, input, compute, saves=None, quiet=True)
+
+    function.__name__ = name
+
+    @tensor_method(name + "_")
+    def method(self: Tensor) -> Tensor:
+        return apply_inplace(self, function)
+
+    method.__doc__ = (f"In place ``{name}``: changes this tensor and bumps its version "
+                      f"(chapter 05). As in PyTorch, backward through it raises.")
+    return method
+
+
 # -- trigonometric and hyperbolic functions, and their inverses --------------------------
 class TanBackward0(Node):
     __slots__ = ()
@@ -397,7 +428,12 @@ class AsinhBackward0(Node):
         return (grad * (x * x + 1).rsqrt(),)
 
 
-@op(AsinhBackward0, aliases=("arcsinh",), inplace=True)
+class AsinhBackward1(InplaceWithoutDerivative):
+    __slots__ = ()
+    op = "asinh"
+
+
+@op(AsinhBackward0, AsinhBackward1, aliases=("arcsinh",))
 def asinh(input: Tensor) -> Tensor:
     """The inverse hyperbolic sine of each element.
 
@@ -412,6 +448,9 @@ def asinh(input: Tensor) -> Tensor:
     return unary("asinh", AsinhBackward0, input, np.arcsinh, saves=INPUT)
 
 
+asinh_ = _inplace_without_derivative("asinh", np.arcsinh, AsinhBackward1)
+
+
 class AcoshBackward0(Node):
     __slots__ = ()
 
@@ -420,7 +459,12 @@ class AcoshBackward0(Node):
         return (grad * (x * x - 1).rsqrt(),)
 
 
-@op(AcoshBackward0, aliases=("arccosh",), inplace=True)
+class AcoshBackward1(InplaceWithoutDerivative):
+    __slots__ = ()
+    op = "acosh"
+
+
+@op(AcoshBackward0, AcoshBackward1, aliases=("arccosh",))
 def acosh(input: Tensor) -> Tensor:
     """The inverse hyperbolic cosine of each element (``nan`` below 1).
 
@@ -435,6 +479,9 @@ def acosh(input: Tensor) -> Tensor:
     return unary("acosh", AcoshBackward0, input, np.arccosh, saves=INPUT, quiet=True)
 
 
+acosh_ = _inplace_without_derivative("acosh", np.arccosh, AcoshBackward1)
+
+
 class AtanhBackward0(Node):
     __slots__ = ()
 
@@ -443,7 +490,12 @@ class AtanhBackward0(Node):
         return (grad / (1 - x * x),)
 
 
-@op(AtanhBackward0, aliases=("arctanh",), inplace=True)
+class AtanhBackward1(InplaceWithoutDerivative):
+    __slots__ = ()
+    op = "atanh"
+
+
+@op(AtanhBackward0, AtanhBackward1, aliases=("arctanh",))
 def atanh(input: Tensor) -> Tensor:
     """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
 
@@ -456,6 +508,9 @@ def atanh(input: Tensor) -> Tensor:
     Tensor
     """
     return unary("atanh", AtanhBackward0, input, np.arctanh, saves=INPUT, quiet=True)
+
+
+atanh_ = _inplace_without_derivative("atanh", np.arctanh, AtanhBackward1)
 
 
 # -- parts and repairs ------------------------------------------------------------------

@@ -123,7 +123,10 @@ def _one_sided(op, name, number_node, tensor_node, input, bound):
     """``clamp_min``/``clamp_max``: one bound, a tensor or a number, and nodes of their own."""
     x = tensor_operand(input, op)
     if isinstance(bound, Tensor):
-        return _clamp_tensors(x, *_sided(name, bound), tensor_node)
+        a, b, out, recording = binary(op, x, bound, np.maximum if name == "min" else np.minimum)
+        if recording:
+            record(tensor_node, out, (a, b), saved=(a, b), metas=metas(a, b, out))
+        return out
     if isinstance(bound, np.generic):
         bound = bound.item()
     if isinstance(bound, bool) or not isinstance(bound, (int, float)):
@@ -138,12 +141,24 @@ def _sided(name, bound):
     return (bound, None) if name == "min" else (None, bound)
 
 
+def _one_sided_grads(node, grad, to_x, to_bound):
+    x_fn, bound_fn = node._next_nodes
+    return (to_input(grad.where(to_x, 0.0), node.metas[0]) if x_fn is not None else None,
+            to_input(grad.where(to_bound, 0.0), node.metas[1]) if bound_fn is not None else None)
+
+
 class ClampMinBackward0(ClampBackward1):
     __slots__ = ()
 
 
-class ClampMinBackward1(ClampBackward0):
-    __slots__ = ()
+class ClampMinBackward1(Node):
+    """A tensor bound: ``x`` gets the gradient where ``x >= min``, ``min`` where ``x < min``."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        x, bound = self.saved_values
+        return _one_sided_grads(self, grad, x >= bound, x < bound)
 
 
 @op(ClampMinBackward0, ClampMinBackward1, inplace=True)
@@ -167,8 +182,14 @@ class ClampMaxBackward0(ClampBackward1):
     __slots__ = ()
 
 
-class ClampMaxBackward1(ClampBackward0):
-    __slots__ = ()
+class ClampMaxBackward1(Node):
+    """A tensor bound: ``x`` gets the gradient where ``x <= max``, ``max`` where ``x > max``."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        x, bound = self.saved_values
+        return _one_sided_grads(self, grad, x <= bound, x > bound)
 
 
 @op(ClampMaxBackward0, ClampMaxBackward1, inplace=True)

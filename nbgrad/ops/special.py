@@ -13,7 +13,7 @@ from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
-from .elementwise import INPUT, OUTPUT, unary
+from .elementwise import INPUT, unary
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -112,7 +112,8 @@ class ErfinvBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        (result,) = self.saved_values
+        (x,) = self.saved_values  # the input, as PyTorch saves it: erfinv is computed again
+        result = x.erfinv()
         return (grad * (result * result).exp() * (math.sqrt(math.pi) / 2),)
 
 
@@ -128,4 +129,4 @@ def erfinv(input: Tensor) -> Tensor:
     -------
     Tensor
     """
-    return unary("erfinv", ErfinvBackward0, input, _erfinv, saves=OUTPUT, quiet=True)
+    return unary("erfinv", ErfinvBackward0, input, _erfinv, saves=INPUT, quiet=True)
