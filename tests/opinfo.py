@@ -451,6 +451,22 @@ OPS = [
     *(OpInfo(name, grad_fn=node, saves="output",
              samples=lambda make: [S(make(3, 4), 1), S(make(3, 4), dim=0), S(make(2, 3, 4), -1)])
       for name, node in [("softmax", "SoftmaxBackward0"), ("log_softmax", "LogSoftmaxBackward0")]),
+    # -- scans ---------------------------------------------------------------------------
+    OpInfo("cumsum", grad_fn="CumsumBackward0", saves="nothing", inplace="cumsum_",
+           samples=lambda make: [S(make(3, 4), 1), S(make(2, 3, 4), -1), S(make(2, 3, 4), dim=0), S(make(), 0),
+                                 S(make(3, 4, noncontiguous=True), 0)]),
+    OpInfo("cumprod", grad_fn="CumprodBackward0", saves="input+output", inplace="cumprod_",
+           samples=lambda make: [S(make.away(3, 4), 1), S(make.away(2, 3, 4), 0), S(make.away(), 0)],
+           kinks=lambda make: [S(make.values([[1.0, 0.0, 3.0, 2.0], [0.0, 2.0, 0.0, 5.0]]), 1),
+                               S(make.values([[1.0, 0.0], [2.0, 3.0], [0.0, 4.0]]), 0)]),
+    *(OpInfo(name, op=lambda M, a, *args, name=name, **kw: getattr(a, name)(*args, **kw)[0],
+             grad_fn=node, saves="input",
+             samples=lambda make: [S(make.distinct(3, 4), 1), S(make.distinct(2, 3, 4), 0), S(make.distinct(3, 4), -1)],
+             kinks=lambda make: [S(make.values([[1.0, 3.0, 3.0, 2.0], [3.0, 1.0, 1.0, 2.0]]), 1)])
+      for name, node in [("cummax", "CummaxBackward0"), ("cummin", "CumminBackward0")]),
+    OpInfo("logcumsumexp", grad_fn="LogcumsumexpBackward0", saves="input+output",
+           samples=lambda make: [S(make(3, 4), 1), S(make(2, 3, 4), 0),
+                                 S(make.values(np.linspace(-300.0, 300.0, 12).reshape(3, 4)), 1)]),
     OpInfo("sum_to_size", grad_fn="SumBackward1", saves="nothing", function=False,
            samples=lambda make: [S(make(3, 4), 1, 4)]),
     OpInfo("sum_to_size", variant="fewer_dims", grad_fn="ViewBackward0", saves="nothing", function=False,

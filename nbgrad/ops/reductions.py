@@ -46,6 +46,23 @@ def normalize_dims(dim, ndim):
     return axes if ndim else ()
 
 
+def numpy_spelling(op, dim, axis, keepdim=False, keepdims=None):
+    """``(dim, keepdim)`` from PyTorch's NumPy spellings, ``axis=`` for ``dim=`` and
+    ``keepdims=`` for ``keepdim=``; both spellings at once is PyTorch's TypeError.
+
+    Called only when an alias was given (``if axis is not None or keepdims is not None``),
+    so that calls without one pay two comparisons and nothing else."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}() got an unexpected keyword argument 'axis'")
+        dim = axis
+    if keepdims is not None:
+        if keepdim:
+            raise TypeError(f"{op}() got an unexpected keyword argument 'keepdims'")
+        keepdim = keepdims
+    return dim, keepdim
+
+
 def _kept_shape(shape, axes):
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
@@ -259,20 +276,27 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 # -- extremes ---------------------------------------------------------------------------
-def _return_type(name):
-    base = collections.namedtuple(name, ["values", "indices"])
+def _return_type(name, fields=("values", "indices")):
+    base = collections.namedtuple(name, fields)
 
     def __repr__(self):
-        return f"nbgrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+        parts = ",\n".join(f"{field}={value!r}" for field, value in zip(fields, self))
+        return f"nbgrad.return_types.{name}(\n{parts})"
 
     return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
 
 
 class return_types:
-    """The named tuples PyTorch returns from ``max(dim)`` and ``min(dim)``."""
+    """The named tuples PyTorch returns from ``max(dim)``, ``min(dim)``, ``median(dim)``,
+    ``cummax``, ``aminmax`` and their kin."""
 
     max = _return_type("max")
     min = _return_type("min")
+    median = _return_type("median")
+    nanmedian = _return_type("nanmedian")
+    cummax = _return_type("cummax")
+    cummin = _return_type("cummin")
+    aminmax = _return_type("aminmax", ("min", "max"))
 
 
 def _check_nonempty(op, data, dim):
