@@ -20,7 +20,8 @@ from ..backend import array_module
 from ..tensor import Tensor
 from .selection import maximum, minimum, where
 from .declare import op
-from .operands import tensor_operand
+from .operands import tensor_operand, zeros_like
+from .shape import cat
 
 
 def normalize_dims(dim, ndim):
@@ -172,6 +173,184 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return out
 
 
+# -- products and sums that skip NaN ----------------------------------------------------
+class ProdBackward0(Node):
+    """Whole-tensor product: ``grad * result / x`` without zeros; with one zero, that
+    element gets the product of the others and the rest 0; with more, all get 0."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        return (prod_backward(grad, x, result, None),)
+
+
+class ProdBackward1(Node):
+    __slots__ = ("dim", "keepdim")
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        if not self.keepdim and x._data.ndim:
+            grad, result = grad.unsqueeze(self.dim), result.unsqueeze(self.dim)
+        return (prod_backward(grad, x, result, self.dim),)
+
+
+def prod_backward(grad, x, result, dim):
+    """PyTorch's prod_backward along ``dim`` (``None``: the whole tensor), in differentiable
+    operations: ``grad * result / x`` when the input has no zero; else each element's
+    product of the others, from running products from either end (no division, so exact
+    at the zeros; over the whole tensor, two zeros or more give 0, as in PyTorch)."""
+    if not x._data.ndim:
+        return grad.to(dtype=x.dtype)
+    zeros = int((x._data == 0).sum())
+    if not zeros:
+        return (grad * (result / x)).to(dtype=x.dtype)
+    if dim is None:
+        if zeros > 1:
+            return zeros_like(x)
+        return (grad * _products_of_others(x.reshape(-1), 0).view(x._data.shape)).to(dtype=x.dtype)
+    return (grad * _products_of_others(x, dim)).to(dtype=x.dtype)
+
+
+def _products_of_others(x, d):
+    """At each position along ``d``, the product of the other elements there."""
+    shape = x._data.shape
+    n = shape[d]
+    xp = array_module(x._data)
+    ones = Tensor._make(xp.ones(shape[:d] + (1,) + shape[d + 1:], x._data.dtype))
+    if n < 2:
+        return ones if n else x
+    head = x[(slice(None),) * d + (slice(0, n - 1),)]
+    before = cat([ones, head.cumprod(d)], d)
+    tail = flip(x, d)[(slice(None),) * d + (slice(0, n - 1),)]
+    after = flip(cat([ones, tail.cumprod(d)], d), d)
+    return before * after
+
+
+def flip(t, d):
+    """``t`` reversed along dimension ``d``, by indexing (differentiable, any order)."""
+    xp = array_module(t._data)
+    index = Tensor._make(xp.arange(t._data.shape[d] - 1, -1, -1))
+    return t[(slice(None),) * d + (index,)]
+
+
+@op(ProdBackward0, ProdBackward1)
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None,
+         axis: int | None = None, keepdims: bool | None = None) -> Tensor:
+    """The product of all elements, or along one dimension ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        One dimension (PyTorch takes no tuple here); ``axis=`` is its NumPy spelling.
+    keepdim : bool
+        Keep ``dim`` with size 1 (``keepdims=`` is its NumPy spelling).
+    dtype : nbgrad.dtype, optional
+        The dtype to compute in; by default the input's, and int64 for integers and bools.
+
+    Returns
+    -------
+    Tensor
+        The product of no elements is 1. The gradient is exact where the input has zeros.
+    """
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("prod", dim, axis, keepdim, keepdims)
+    x = tensor_operand(input, "prod")
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("prod() received an invalid combination of arguments - got (tuple), but "
+                        "expected one of:\n * (Tensor input, *, torch.dtype dtype = None)\n"
+                        " * (Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None)")
+    data = x._data
+    want = _sum_dtype(data, dtype)
+    if dim is None:
+        out = Tensor._make(np.multiply.reduce(data, axis=None, dtype=want) if type(data) is np.ndarray
+                           else data.prod(dtype=want))
+        if should_record(x):
+            record(ProdBackward0, out, (x,), saved=(x, OUTPUT))
+        return out
+    d = dtypes.dim_index(dim, data.ndim)
+    out = Tensor._make(data.astype(want, copy=False) if not data.ndim
+                       else data.prod(axis=d, dtype=want, keepdims=keepdim))
+    if should_record(x):
+        record(ProdBackward1, out, (x,), saved=(x, OUTPUT), dim=d, keepdim=keepdim)
+    return out
+
+
+class NansumBackward0(Node):
+    """The gradient of a sum, and 0 at the NaNs it skipped."""
+
+    __slots__ = ("axes", "keepdim")
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        grad = _expand_back(grad, x._data.shape, self.axes, self.keepdim)
+        return ((grad * x.isnan().logical_not()).to(dtype=x.dtype),)
+
+
+@op(NansumBackward0)
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None,
+           keepdims: bool | None = None) -> Tensor:
+    """The sum of all elements, or along ``dim``, NaNs counted as 0.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of ints, optional
+        ``axis=`` is its NumPy spelling.
+    keepdim : bool
+        ``keepdims=`` is its NumPy spelling.
+    dtype : nbgrad.dtype, optional
+        The dtype to compute in (integers and bools sum to int64).
+
+    Returns
+    -------
+    Tensor
+    """
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("nansum", dim, axis, keepdim, keepdims)
+    x = tensor_operand(input, "nansum")
+    data = x._data
+    axes = normalize_dims(dim, data.ndim)
+    if data.dtype.kind == "f":
+        data = array_module(data).where(data != data, 0, data)  # NaN is the only x != x
+    out = Tensor._make(_add_reduce(data, _axis(axes, data.ndim), _sum_dtype(data, dtype), keepdim))
+    if should_record(x):
+        record(NansumBackward0, out, (x,), saved=(x,), axes=axes, keepdim=keepdim)
+    return out
+
+
+@op()
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None,
+            keepdims: bool | None = None) -> Tensor:
+    """The mean of the elements that are not NaN, over all elements or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of ints, optional
+        ``axis=`` is its NumPy spelling.
+    keepdim : bool
+        ``keepdims=`` is its NumPy spelling.
+    dtype : nbgrad.dtype, optional
+
+    Returns
+    -------
+    Tensor
+        ``nansum / count``, as PyTorch composes it (its ``grad_fn`` is ``DivBackward0``);
+        NaN where every element is NaN.
+    """
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("nanmean", dim, axis, keepdim, keepdims)
+    x = tensor_operand(input, "nanmean")
+    if x._data.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but "
+                           f"got {dtypes.scalar_type_name(x._data.dtype)}")
+    count = x.isnan().logical_not().sum(dim, keepdim=keepdim)
+    return nansum(x, dim, keepdim, dtype=dtype) / count
+
+
 @op(export=False)
 def sum_to_size(input, *size):
     """Sum ``input`` down to ``size`` (the reverse of broadcasting ``size`` up to it)."""
@@ -203,6 +382,19 @@ def _correction(unbiased, correction):
 
 def _spread(op, node_cls, finish, input, dim, unbiased, keepdim, correction):
     x = tensor_operand(input, op)
+    var, axes, correction, whole = variance(op, x, dim, unbiased, keepdim, correction)
+    data = x._data
+    out = Tensor._make(finish(var).astype(data.dtype, copy=False))
+    if should_record(x):
+        saved = (x,) if node_cls is VarBackward0 else (x, OUTPUT)
+        record(node_cls, out, (x,), saved=saved, shape=data.shape, axes=axes,
+               keepdim=keepdim, correction=correction, whole=whole)
+    return out
+
+
+def variance(op, x, dim, unbiased, keepdim, correction, stacklevel=4):
+    """The variance array of ``x`` along ``dim``, and what its backward needs: ``(var,
+    axes, correction, whole)``; PyTorch's checks and warning on the way."""
     if x._data.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
@@ -215,18 +407,13 @@ def _spread(op, node_cls, finish, input, dim, unbiased, keepdim, correction):
     if n - correction <= 0:
         warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel)
     # Written out rather than NumPy's var, which warns over no elements or no degrees of
     # freedom; PyTorch divides by max(n - correction, 0): inf, or nan for 0 / 0.
     with np.errstate(divide="ignore", invalid="ignore"):
         centered = data - data.sum(axis=axis, keepdims=True) / n
         var = (centered * centered).sum(axis=axis, keepdims=keepdim) / builtins.max(n - correction, 0)
-    out = Tensor._make(finish(var).astype(data.dtype, copy=False))
-    if should_record(x):
-        saved = (x,) if node_cls is VarBackward0 else (x, OUTPUT)
-        record(node_cls, out, (x,), saved=saved, shape=data.shape, axes=axes,
-               keepdim=keepdim, correction=correction, whole=dim is None or not data.ndim)
-    return out
+    return var, axes, correction, dim is None or not data.ndim
 
 
 def var_backward(grad, x, shape, axes, keepdim, correction, whole):

@@ -16,7 +16,7 @@ from .declare import op
 from .elementwise import check_dtype
 from .indexing import embed
 from .operands import tensor_operand
-from .reductions import numpy_spelling, return_types
+from .reductions import flip, numpy_spelling, return_types
 
 
 def _scan_dim(op, x, dim, axis):
@@ -34,13 +34,6 @@ def _along(data, d, compute):
         result = compute(data.reshape(1), 0)
         return tuple(r.reshape(()) for r in result) if type(result) is tuple else result.reshape(())
     return compute(data, d)
-
-
-def flip(t, d):
-    """``t`` reversed along dimension ``d``, by indexing (differentiable, any order)."""
-    xp = array_module(t._data)
-    index = Tensor._make(xp.arange(t._data.shape[d] - 1, -1, -1))
-    return t[(slice(None),) * d + (index,)]
 
 
 def reverse_cumsum(t, d):
