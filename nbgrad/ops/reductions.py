@@ -313,7 +313,8 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=N
     data = x._data
     axes = normalize_dims(dim, data.ndim)
     if data.dtype.kind == "f":
-        data = array_module(data).where(data != data, 0, data)  # NaN is the only x != x
+        xp = array_module(data)
+        data = xp.where(xp.isnan(data), 0, data)
     out = Tensor._make(_add_reduce(data, _axis(axes, data.ndim), _sum_dtype(data, dtype), keepdim))
     if should_record(x):
         record(NansumBackward0, out, (x,), saved=(x,), axes=axes, keepdim=keepdim)
