@@ -397,7 +397,8 @@ def variance(op, x, dim, unbiased, keepdim, correction, stacklevel=4):
     """The variance array of ``x`` along ``dim``, and what its backward needs: ``(var,
     axes, correction, whole)``; PyTorch's checks and warning on the way."""
     if x._data.dtype.kind != "f":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        name = op if op.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
         dim, unbiased = None, dim
     correction = _correction(unbiased, correction)
