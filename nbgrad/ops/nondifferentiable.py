@@ -17,6 +17,7 @@ from ..tensor import Tensor
 from .declare import op
 from .methods import tensor_method
 from .elementwise import check_dtype, common_dtype
+from .reductions import normalize_dims, numpy_spelling
 from .operands import (broadcast_error, invalid_combination, operand, promoted, shape_of,
                        tensor_operand, zeros_like)
 
@@ -111,19 +112,31 @@ def isinf(input):
 
 
 @op()
-def any(input, dim=None, keepdim=False):
-    """Whether any element (along ``dim``) is nonzero, as a bool tensor."""
+def any(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """Whether any element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("any", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "any")
-    return Tensor._make(x._data.any(axis=None if dim is None else dtypes.dim_index(dim, x._data.ndim),
-                                    keepdims=keepdim))
+    return Tensor._make(x._data.any(axis=_logical_axis(dim, x._data.ndim), keepdims=keepdim))
+
+
+def _logical_axis(dim, ndim):
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        return normalize_dims(dim, ndim)
+    return dtypes.dim_index(dim, ndim) if ndim else None
 
 
 @op()
-def all(input, dim=None, keepdim=False):
-    """Whether every element (along ``dim``) is nonzero, as a bool tensor."""
+def all(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """Whether every element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("all", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "all")
-    return Tensor._make(x._data.all(axis=None if dim is None else dtypes.dim_index(dim, x._data.ndim),
-                                    keepdims=keepdim))
+    return Tensor._make(x._data.all(axis=_logical_axis(dim, x._data.ndim), keepdims=keepdim))
 
 
 @op()
@@ -171,14 +184,20 @@ def _arg(op, input, dim, keepdim):
 
 
 @op()
-def argmax(input, dim=None, keepdim=False):
-    """The index of the largest value: an int64 tensor with no ``grad_fn``."""
+def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """The index of the largest value: an int64 tensor with no ``grad_fn`` (``axis=``,
+    ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("argmax", dim, axis, keepdim, keepdims)
     return _arg("argmax", input, dim, keepdim)
 
 
 @op()
-def argmin(input, dim=None, keepdim=False):
-    """The index of the smallest value: an int64 tensor with no ``grad_fn``."""
+def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """The index of the smallest value: an int64 tensor with no ``grad_fn`` (``axis=``,
+    ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("argmin", dim, axis, keepdim, keepdims)
     return _arg("argmin", input, dim, keepdim)
 
 

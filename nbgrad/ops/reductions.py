@@ -110,8 +110,11 @@ def _add_reduce(data, axis, dtype, keepdims):
 
 
 @op(SumBackward0, SumBackward1)
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """The sum of all elements, or along ``dim`` (integers sum to int64)."""
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    """The sum of all elements, or along ``dim`` (integers sum to int64); ``axis=`` and
+    ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("sum", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "sum")
     data = x._data
     axes = normalize_dims(dim, data.ndim)
@@ -156,8 +159,11 @@ class MeanBackward1(Node):
 
 
 @op(MeanBackward0, MeanBackward1)
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch)."""
+def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch);
+    ``axis=`` and ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("mean", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "mean")
     _require_float("mean", x, dtype)
     data = x._data if dtype is None else x._data.astype(dtypes.to_numpy_dtype(dtype, "mean"))
@@ -440,8 +446,11 @@ class VarBackward0(Node):
 
 
 @op(VarBackward0)
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """The variance along ``dim`` (or of all elements), with Bessel's correction by default."""
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    """The variance along ``dim`` (or of all elements), with Bessel's correction by default
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("var", dim, axis, keepdim, keepdims)
     return _spread("var", VarBackward0, lambda v: v, input, dim, unbiased, keepdim, correction)
 
 
@@ -459,8 +468,11 @@ class StdBackward0(Node):
 
 
 @op(StdBackward0)
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """The standard deviation: the square root of ``var``."""
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    """The standard deviation: the square root of ``var`` (``axis=``, ``keepdims=``: NumPy's
+    spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("std", dim, axis, keepdim, keepdims)
     return _spread("std", StdBackward0, np.sqrt, input, dim, unbiased, keepdim, correction)
 
 
@@ -573,8 +585,11 @@ class MaxBackward0(Node):
 
 
 @op(MaxBackward1, MaxBackward0)
-def max(input, dim=None, keepdim=False, *, other=None):
-    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``."""
+def max(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
+    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("max", dim, axis, keepdim, keepdims)
     return _extreme("max", input, dim, keepdim, other, True)
 
 
@@ -587,8 +602,11 @@ class MinBackward0(MaxBackward0):
 
 
 @op(MinBackward1, MinBackward0)
-def min(input, dim=None, keepdim=False, *, other=None):
-    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``."""
+def min(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
+    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("min", dim, axis, keepdim, keepdims)
     return _extreme("min", input, dim, keepdim, other, False)
 
 
@@ -620,8 +638,11 @@ class AmaxBackward0(Node):
 
 
 @op(AmaxBackward0)
-def amax(input, dim=(), keepdim=False):
-    """The largest values along ``dim`` (ties share the gradient evenly)."""
+def amax(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
+    """The largest values along ``dim`` (ties share the gradient evenly; ``axis=``,
+    ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("amax", dim or None, axis, keepdim, keepdims)
     return _a_extreme("amax", AmaxBackward0, input, dim, keepdim, True)
 
 
@@ -630,8 +651,11 @@ class AminBackward0(AmaxBackward0):
 
 
 @op(AminBackward0)
-def amin(input, dim=(), keepdim=False):
-    """The smallest values along ``dim`` (ties share the gradient evenly)."""
+def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
+    """The smallest values along ``dim`` (ties share the gradient evenly; ``axis=``,
+    ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("amin", dim or None, axis, keepdim, keepdims)
     return _a_extreme("amin", AminBackward0, input, dim, keepdim, False)
 
 
@@ -762,8 +786,13 @@ class LogsumexpBackward0(Node):
 
 
 @op(LogsumexpBackward0)
-def logsumexp(input, dim, keepdim=False):
-    """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements)."""
+def logsumexp(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements;
+    ``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("logsumexp", dim, axis, keepdim, keepdims)
+    if dim is None:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     x = tensor_operand(input, "logsumexp")
     data = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().numpy)
     axes = normalize_dims(dim, data.ndim)
