@@ -38,7 +38,9 @@ del activations, arithmetic, assignment, conversion, indexing, linalg, nondiffer
 del pairwise, pointwise, products, reductions, scans, selection, shape, special, statistics
 del exported
 
-from . import nn, optim  # noqa: E402
+from math import e, inf, nan, pi  # noqa: E402, F401 - PyTorch's nbgrad.inf, nan, pi, e
+
+from . import linalg, nn, optim  # noqa: E402
 
 __version__ = "0.1.0"
 

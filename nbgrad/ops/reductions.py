@@ -15,11 +15,13 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.graph import OUTPUT, record, should_record
+from ..core.grad_mode import no_grad
 from ..core.node import Node
 from ..backend import array_module
 from ..tensor import Tensor
 from .selection import maximum, minimum, where
 from .declare import op
+from .elementwise import meta, to_input
 from .operands import tensor_operand, zeros_like
 from .shape import cat
 
@@ -667,26 +669,30 @@ class LinalgVectorNormBackward0(Node):
 
     def apply(self, grad):
         x, result = self.saved_values
-        shape = x._data.shape
-        if not self.keepdim:
-            grad = grad.reshape(_kept_shape(shape, self.axes))
-            result = result.reshape(_kept_shape(shape, self.axes))
-        p = self.ord
-        if p == 0:  # a count of nonzeros: PyTorch gives no gradient at all
-            return (None,)
-        if p == 1:
-            return (x.sign() * grad,)
-        if p == 2:  # x / |x|, taken as 0 at |x| = 0 (where PyTorch's 2nd derivative is nan)
-            return (grad * (x / result).masked_fill(result == 0, 0.0),)
-        if math.isinf(p):  # amax/amin of |x|: shared among the extremes, a NaN counted as one
-            magnitude = x.abs()
-            extremes = (magnitude == result) | magnitude.isnan()
-            return (x.sign() * ((grad / extremes.sum(self.axes, keepdim=True)) * extremes),)
-        if p < 1:
-            scaled = (x.sign() * x.abs() ** (p - 1)).masked_fill(x == 0, 0.0)
-            return (scaled * grad * result ** (1 - p),)
-        scaled = x.sign() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
-        return (scaled * (grad / result ** (p - 1)).masked_fill(result == 0, 0.0),)
+        return (norm_backward(grad, x, result, self.ord, self.axes, self.keepdim),)
+
+
+def norm_backward(grad, x, result, p, axes, keepdim):
+    """The gradient of ``result = ||x||_p`` over ``axes``; ``None`` for p = 0."""
+    shape = x._data.shape
+    if not keepdim:
+        grad = grad.reshape(_kept_shape(shape, axes))
+        result = result.reshape(_kept_shape(shape, axes))
+    if p == 0:  # a count of nonzeros: PyTorch gives no gradient at all
+        return None
+    if p == 1:
+        return x.sign() * grad
+    if p == 2:  # x / |x|, taken as 0 at |x| = 0 (where PyTorch's 2nd derivative is nan)
+        return grad * (x / result).masked_fill(result == 0, 0.0)
+    if math.isinf(p):  # amax/amin of |x|: shared among the extremes, a NaN counted as one
+        magnitude = x.abs()
+        extremes = (magnitude == result) | magnitude.isnan()
+        return x.sign() * ((grad / extremes.sum(axes, keepdim=True)) * extremes)
+    if p < 1:
+        scaled = (x.sign() * x.abs() ** (p - 1)).masked_fill(x == 0, 0.0)
+        return scaled * grad * result ** (1 - p)
+    scaled = x.sign() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+    return scaled * (grad / result ** (p - 1)).masked_fill(result == 0, 0.0)
 
 
 def _order_name(p):
@@ -764,6 +770,50 @@ def _norm_dtype(input_dtype, dtype):
             "should be convertible without narrowing to the specified dtype "
             f"({dtypes.scalar_type_name(wanted)})")
     return wanted
+
+
+class DistBackward0(Node):
+    """The norm's gradient with respect to ``input - other``, to each operand (negated for
+    ``other``), summed back over broadcast dimensions."""
+
+    __slots__ = ("metas", "ord")
+
+    def apply(self, grad):
+        x, y, result = self.saved_values
+        diff = x - y
+        grad_diff = norm_backward(grad, diff, result, self.ord, tuple(range(diff._data.ndim)), False)
+        if grad_diff is None:
+            return None, None
+        x_fn, y_fn = self._next_nodes
+        return (to_input(grad_diff, self.metas[0]) if x_fn is not None else None,
+                to_input(-grad_diff, self.metas[1]) if y_fn is not None else None)
+
+
+@op(DistBackward0)
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast), over all elements.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Floating point, broadcast together.
+    p : float
+        The order of the norm (any real, ``inf`` and ``-inf``; 0 counts the differences).
+
+    Returns
+    -------
+    Tensor
+        0-d.
+    """
+    x = tensor_operand(input, "dist")
+    y = tensor_operand(other, "dist", 2, "other")
+    with no_grad():
+        diff = x - y
+        result = norm(diff, p)
+    if should_record(x, y):
+        record(DistBackward0, result, (x, y), saved=(x, y, OUTPUT), ord=p,
+               metas=(meta(x, diff), meta(y, diff)))
+    return result
 
 
 def peak(data, axis):
