@@ -162,6 +162,39 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
                                                       equal_nan=equal_nan))
 
 
+@op(method=False)
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` is among ``test_elements``, as a bool tensor.
+
+    Parameters
+    ----------
+    elements : Tensor or number
+    test_elements : Tensor or number
+        At least one of the two is a tensor; their dtypes are compared after promotion.
+    assume_unique : bool
+        Accepted for PyTorch's signature (a speed hint there).
+    invert : bool
+        Whether each element is *not* among them.
+
+    Returns
+    -------
+    Tensor
+        bool, of the shape of ``elements``, with no ``grad_fn``.
+    """
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments - got "
+                        f"({type(elements).__name__}, {type(test_elements).__name__}), but expected "
+                        "one of:\n * (Tensor elements, Tensor test_elements, *, bool assume_unique = "
+                        "False, bool invert = False)")
+    a = operand(elements, "isin", 1, "elements")
+    b = operand(test_elements, "isin", 2, "test_elements")
+    x, y = promoted(a, b)
+    xp = array_module(x if hasattr(x, "dtype") else y)
+    found = xp.isin(xp.asarray(x), xp.asarray(y).reshape(-1), assume_unique=assume_unique,
+                    invert=invert)
+    return Tensor._make(xp.asarray(found))
+
+
 # -- arg-extremes: integer results ------------------------------------------------------
 def _arg(op, input, dim, keepdim):
     x = tensor_operand(input, op)
