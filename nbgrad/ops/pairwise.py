@@ -236,8 +236,8 @@ def _lerp(start, end, weight):
 
 def _same_dtype(start, other, name):
     if other._data.dtype != start._data.dtype:
-        raise RuntimeError(f"expected dtype {dtypes.from_numpy_dtype(start._data.dtype).name} for "
-                           f"`{name}` but got dtype {dtypes.from_numpy_dtype(other._data.dtype).name}")
+        raise RuntimeError(f"expected dtype {dtypes.scalar_type_name(start._data.dtype).lower()} for "
+                           f"`{name}` but got dtype {dtypes.scalar_type_name(other._data.dtype).lower()}")
 
 
 @op(LerpBackward0, LerpBackward1, inplace=True)

@@ -114,7 +114,7 @@ def _parse(equation, operands):
     return subscripts, out
 
 
-def _diagonal(t, letters):
+def _diagonal(t, letters, k):
     """``t`` with each repeated letter's dimensions reduced to their diagonal ('ii' -> 'i')."""
     while len(set(letters)) < len(letters):
         c = next(c for c in letters if letters.count(c) > 1)
@@ -122,7 +122,7 @@ def _diagonal(t, letters):
         second = letters.index(c, first + 1)
         n, m = t._data.shape[first], t._data.shape[second]
         if n != m:
-            raise RuntimeError(f"einsum(): subscript {c} is repeated for operand but the sizes "
+            raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes "
                                f"don't match, {m} != {n}")
         order = [i for i in range(len(letters)) if i not in (first, second)] + [first, second]
         moved = t.permute(*order)
@@ -147,10 +147,12 @@ def _contract(a, a_letters, b, b_letters, keep):
     sizes = {}
     for t, letters in ((a, a_letters), (b, b_letters)):
         for c, n in zip(letters, t._data.shape):
-            if sizes.get(c, 1) != 1 and n != 1 and n != sizes[c]:
+            seen = sizes.setdefault(c, n)
+            if seen == 1:
+                sizes[c] = n
+            elif n not in (1, seen):
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand 1 which does "
-                                   f"not broadcast with previously seen size {sizes[c]}")
-            sizes[c] = max(sizes.get(c, 1), n)
+                                   f"not broadcast with previously seen size {seen}")
     batch = [c for c in a_letters if c in b_letters and c in keep]
     shared = [c for c in a_letters if c in b_letters and c not in keep]
     left = [c for c in a_letters if c not in b_letters]
@@ -203,7 +205,7 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
             raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(operands[0]._data.dtype)} "
                                f"but found {dtypes.scalar_type_name(t._data.dtype)}")
     subscripts, out = _parse(equation, operands)
-    terms = [_diagonal(t, letters) for t, letters in zip(operands, subscripts)]
+    terms = [_diagonal(t, letters, k) for k, (t, letters) in enumerate(zip(operands, subscripts))]
     needed = [set(out)] * len(terms)
     for k in range(len(terms)):  # a letter needed later, or in the output, is kept
         needed[k] = set(out).union(*(set(letters) for _, letters in terms[k + 1:]))

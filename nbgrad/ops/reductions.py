@@ -644,7 +644,7 @@ def amax(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
     """The largest values along ``dim`` (ties share the gradient evenly; ``axis=``,
     ``keepdims=``: NumPy's spellings)."""
     if axis is not None or keepdims is not None:
-        dim, keepdim = numpy_spelling("amax", dim or None, axis, keepdim, keepdims)
+        dim, keepdim = numpy_spelling("amax", None if dim == () else dim, axis, keepdim, keepdims)
     return _a_extreme("amax", AmaxBackward0, input, dim, keepdim, True)
 
 
@@ -657,7 +657,7 @@ def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
     """The smallest values along ``dim`` (ties share the gradient evenly; ``axis=``,
     ``keepdims=``: NumPy's spellings)."""
     if axis is not None or keepdims is not None:
-        dim, keepdim = numpy_spelling("amin", dim or None, axis, keepdim, keepdims)
+        dim, keepdim = numpy_spelling("amin", None if dim == () else dim, axis, keepdim, keepdims)
     return _a_extreme("amin", AminBackward0, input, dim, keepdim, False)
 
 

@@ -280,10 +280,11 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
     axes = normalize_dims(dim, data.ndim) if dim is not None else tuple(range(data.ndim))
     if dim is not None:
         dtypes.dim_index(dim, data.ndim)
-    empty = not data.size if dim is None else (data.ndim and not data.shape[axes[0]])
-    if empty:
+    if dim is None and not data.size:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
+    if dim is not None and data.ndim and not data.shape[axes[0]]:
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
     axis = _axis(axes, data.ndim)
     low = Tensor._make(data.min(axis=axis, keepdims=keepdim))
     high = Tensor._make(data.max(axis=axis, keepdims=keepdim))
