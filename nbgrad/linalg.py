@@ -36,7 +36,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
     Tensor
         Its ``grad_fn`` is ``LinalgVectorNormBackward0``.
     """
-    if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
+    if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     return _norm(x, ord, dim, keepdim, dtype)
 

@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 import pytest
-
 from parity import check, check_error, outcome, torch
 
 import nbgrad as ng
