@@ -190,6 +190,8 @@ MATMUL_BROADCAST_LEFT = {
              "changing it in place makes nbgrad's backward refuse, PyTorch's not",
     "torch_saves": "as for saves",
 }
+SAVES_ITS_OUTPUTS = ("PyTorch's node saves its results too; nbgrad's a node of two outputs saves the input only "
+                     "and finds them again in backward (a saved output of a two-output node is not supported)")
 REMAINDER_X = [[2.3, -1.7, 0.45, 3.1], [-2.6, 1.2, -0.35, 0.8], [4.4, -3.3, 1.9, -0.7]]
 REMAINDER_Y = [0.9, -1.3, 2.1, -0.65]
 MAX_ROW_TIES = [3.0, 3.0, 1.0, 2.0, 5.0, 5.0]
@@ -465,6 +467,30 @@ OPS = [
     OpInfo("nanmean", grad_fn="DivBackward0", saves="input",
            samples=lambda make: [make(3, 4), S(make(2, 3, 4), (0, 2)), S(make(3, 4), 1, keepdim=True)],
            kinks=lambda make: [make.values([[1.0, np.nan], [2.0, 3.0]]), S(make.values([[1.0, np.nan], [np.nan, 3.0]]), 0)]),
+    OpInfo("median", grad_fn="MedianBackward0", saves="input+output", samples=lambda make: [make.distinct(3, 4), make.distinct(5)],
+           kinks=lambda make: [make.values([1.0, 2.0, 2.0, 0.5, 2.0])]),
+    OpInfo("nanmedian", grad_fn="NanmedianBackward0", saves="input+output", samples=lambda make: [make.distinct(3, 4)],
+           kinks=lambda make: [make.values([1.0, np.nan, 2.0, 0.5])]),
+    *(OpInfo(name, variant="dim", op=lambda M, a, *args, name=name, **kw: getattr(a, name)(*args, **kw)[0],
+             grad_fn=node, saves="nothing",
+             samples=lambda make: [S(make.distinct(3, 4), 1), S(make.distinct(3, 5), 0, keepdim=True),
+                                   S(make.distinct(2, 3, 4), -1)])
+      for name, node in [("median", "MedianBackward1"), ("nanmedian", "NanmedianBackward1")]),
+    *(OpInfo(name, variant=str(k), op=lambda M, a, *args, name=name, k=k, **kw: getattr(M, name)(a, *args, **kw)[k],
+             grad_fn=node, saves="input", method=False,
+             xfail={"torch_saves": SAVES_ITS_OUTPUTS} if (name, k) == ("std_mean", 0) else {},
+             samples=lambda make: [make(3, 4), S(make(3, 4), 1), S(make(2, 3, 4), (0, 2), keepdim=True),
+                                   S(make(3, 4), 0, correction=0)])
+      for name, node in [("var_mean", "VarMeanBackward0"), ("std_mean", "StdMeanBackward0")] for k in (0, 1)),
+    *(OpInfo("aminmax", variant=str(k), op=lambda M, a, k=k, **kw: a.aminmax(**kw)[k], grad_fn="AminmaxBackward0",
+             saves="input", xfail={"torch_saves": SAVES_ITS_OUTPUTS},
+             samples=lambda make: [make.distinct(3, 4), S(make.distinct(3, 4), dim=1),
+                                                  S(make.distinct(3, 4), dim=0, keepdim=True)],
+             kinks=lambda make: [make.values([1.0, 3.0, 3.0, 1.0])])
+      for k in (0, 1)),
+    OpInfo("dist", grad_fn="DistBackward0", saves="inputs+output", method=True,
+           samples=lambda make: [S(make(3, 4), make(3, 4)), S(make(3, 4), make(4), 1), S(make(3, 4), make(4), 3),
+                                 S(make.distinct(3, 4), make.distinct(3, 4, shift=0.01), float("inf"))]),
     # -- scans ---------------------------------------------------------------------------
     OpInfo("cumsum", grad_fn="CumsumBackward0", saves="nothing", inplace="cumsum_",
            samples=lambda make: [S(make(3, 4), 1), S(make(2, 3, 4), -1), S(make(2, 3, 4), dim=0), S(make(), 0),

@@ -155,6 +155,7 @@ REFUSED_DTYPES = {
     "logaddexp": ("biu", *_no_kernel("logaddexp_cpu")),
     "lerp": ("biu", *_no_kernel("lerp_kernel_scalar")),
     "logcumsumexp": ("biu", *_no_kernel("logcumsumexp_out_cpu")),
+    "median": ("b", *_no_kernel("median_cpu")),
     "round_decimals": ("biu", *_no_kernel("round_cpu")),
     "div_floor": ("b", *_no_kernel("div_floor_cpu")),
     "div_trunc": ("b", *_no_kernel("div_trunc_cpu")),

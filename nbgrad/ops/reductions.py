@@ -182,27 +182,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None
 
 
 # -- products and sums that skip NaN ----------------------------------------------------
-class ProdBackward0(Node):
-    """Whole-tensor product: ``grad * result / x`` without zeros; with one zero, that
-    element gets the product of the others and the rest 0; with more, all get 0."""
-
-    __slots__ = ()
-
-    def apply(self, grad):
-        x, result = self.saved_values
-        return (prod_backward(grad, x, result, None),)
-
-
-class ProdBackward1(Node):
-    __slots__ = ("dim", "keepdim")
-
-    def apply(self, grad):
-        x, result = self.saved_values
-        if not self.keepdim and x._data.ndim:
-            grad, result = grad.unsqueeze(self.dim), result.unsqueeze(self.dim)
-        return (prod_backward(grad, x, result, self.dim),)
-
-
 def prod_backward(grad, x, result, dim):
     """PyTorch's prod_backward along ``dim`` (``None``: the whole tensor), in differentiable
     operations: ``grad * result / x`` when the input has no zero; else each element's
@@ -240,6 +219,27 @@ def flip(t, d):
     xp = array_module(t._data)
     index = Tensor._make(xp.arange(t._data.shape[d] - 1, -1, -1))
     return t[(slice(None),) * d + (index,)]
+
+
+class ProdBackward0(Node):
+    """Whole-tensor product: ``grad * result / x`` without zeros; with one zero, that
+    element gets the product of the others and the rest 0; with more, all get 0."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        return (prod_backward(grad, x, result, None),)
+
+
+class ProdBackward1(Node):
+    __slots__ = ("dim", "keepdim")
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        if not self.keepdim and x._data.ndim:
+            grad, result = grad.unsqueeze(self.dim), result.unsqueeze(self.dim)
+        return (prod_backward(grad, x, result, self.dim),)
 
 
 @op(ProdBackward0, ProdBackward1)
@@ -662,16 +662,6 @@ def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
 
 
 # -- norms and log-sum-exp --------------------------------------------------------------
-class LinalgVectorNormBackward0(Node):
-    """PyTorch's norm_backward, case by case in ``p``."""
-
-    __slots__ = ("ord", "axes", "keepdim")
-
-    def apply(self, grad):
-        x, result = self.saved_values
-        return (norm_backward(grad, x, result, self.ord, self.axes, self.keepdim),)
-
-
 def norm_backward(grad, x, result, p, axes, keepdim):
     """The gradient of ``result = ||x||_p`` over ``axes``; ``None`` for p = 0."""
     shape = x._data.shape
@@ -693,6 +683,16 @@ def norm_backward(grad, x, result, p, axes, keepdim):
         return scaled * grad * result ** (1 - p)
     scaled = x.sign() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
     return scaled * (grad / result ** (p - 1)).masked_fill(result == 0, 0.0)
+
+
+class LinalgVectorNormBackward0(Node):
+    """PyTorch's norm_backward, case by case in ``p``."""
+
+    __slots__ = ("ord", "axes", "keepdim")
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        return (norm_backward(grad, x, result, self.ord, self.axes, self.keepdim),)
 
 
 def _order_name(p):
@@ -808,7 +808,10 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     x = tensor_operand(input, "dist")
     y = tensor_operand(other, "dist", 2, "other")
     with no_grad():
-        diff = x - y
+        diff = x - y  # first, as PyTorch: two bool tensors are refused by the subtraction
+        if diff._data.dtype.kind != "f":
+            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                               f"Got {dtypes.scalar_type_name(diff._data.dtype)} instead.")
         result = norm(diff, p)
     if should_record(x, y):
         record(DistBackward0, result, (x, y), saved=(x, y, OUTPUT), ord=p,

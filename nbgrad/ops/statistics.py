@@ -14,6 +14,7 @@ from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
+from .elementwise import check_dtype
 from .operands import tensor_operand
 from .reductions import (
     MaxBackward0,
@@ -71,6 +72,7 @@ class MedianBackward1(MaxBackward0):
 def _median(op, whole_node, dim_node, input, dim, keepdim, skip_nan):
     x = tensor_operand(input, op)
     data = x._data
+    check_dtype("median", data.dtype)
     if dim is None:
         flat = data.reshape(-1)
         if not flat.size:
@@ -150,6 +152,22 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
 
 
 # -- variance (or standard deviation) and mean, in one pass ---------------------------------
+def _spread_mean(op, node_cls, input, dim, unbiased, keepdim, correction):
+    x = tensor_operand(input, op)
+    var, axes, correction, whole = variance(op, x, dim, unbiased, keepdim, correction, stacklevel=4)
+    data = x._data
+    axis = _axis(axes, data.ndim)
+    with np.errstate(invalid="ignore"):
+        mean = data.sum(axis=axis, keepdims=keepdim) / int(np.prod([data.shape[a] for a in axes]))
+    is_std = node_cls is StdMeanBackward0
+    spread = Tensor._make((np.sqrt(var) if is_std else var).astype(data.dtype, copy=False))
+    mean = Tensor._make(array_module(data).asarray(mean).astype(data.dtype, copy=False))
+    if should_record(x):
+        record(node_cls, (spread, mean), (x,), saved=(x,), shape=data.shape, axes=axes,
+               keepdim=keepdim, correction=correction, whole=whole, std=is_std)
+    return spread, mean
+
+
 class VarMeanBackward0(Node):
     """Two outputs: the variance's gradient (var_backward) plus the mean's (spread evenly)."""
 
@@ -169,26 +187,6 @@ class VarMeanBackward0(Node):
             count = int(np.prod([self.shape[a] for a in self.axes]))
             grads.append(_expand_back(grad_mean, self.shape, self.axes, self.keepdim) / count)
         return (grads[0] + grads[1] if len(grads) == 2 else grads[0],)
-
-
-class StdMeanBackward0(VarMeanBackward0):
-    __slots__ = ()
-
-
-def _spread_mean(op, node_cls, input, dim, unbiased, keepdim, correction):
-    x = tensor_operand(input, op)
-    var, axes, correction, whole = variance(op, x, dim, unbiased, keepdim, correction, stacklevel=4)
-    data = x._data
-    axis = _axis(axes, data.ndim)
-    with np.errstate(invalid="ignore"):
-        mean = data.sum(axis=axis, keepdims=keepdim) / int(np.prod([data.shape[a] for a in axes]))
-    is_std = node_cls is StdMeanBackward0
-    spread = Tensor._make((np.sqrt(var) if is_std else var).astype(data.dtype, copy=False))
-    mean = Tensor._make(array_module(data).asarray(mean).astype(data.dtype, copy=False))
-    if should_record(x):
-        record(node_cls, (spread, mean), (x,), saved=(x,), shape=data.shape, axes=axes,
-               keepdim=keepdim, correction=correction, whole=whole, std=is_std)
-    return spread, mean
 
 
 @op(VarMeanBackward0, method=False)
@@ -213,6 +211,10 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
         Both with one ``grad_fn``, ``VarMeanBackward0``, as in PyTorch.
     """
     return _spread_mean("var_mean", VarMeanBackward0, input, dim, unbiased, keepdim, correction)
+
+
+class StdMeanBackward0(VarMeanBackward0):
+    __slots__ = ()
 
 
 @op(StdMeanBackward0, method=False)
