@@ -28,6 +28,7 @@ from .ops import (activations, arithmetic, assignment, conversion, indexing, lin
                   nondifferentiable, pairwise, pointwise, products, reductions, scans, selection,
                   shape, special, statistics)
 from .ops.declare import exported
+from .ops.reductions import return_types
 from .printing import set_printoptions
 from .random import manual_seed, rand, rand_like, randint, randn, randn_like, randperm
 from .tensor import Parameter, Size, Tensor

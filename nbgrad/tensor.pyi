@@ -1053,8 +1053,10 @@ class Tensor:
     def log_(self):
         """In place ``log``: changes this tensor and bumps its version (chapter 05)."""
 
-    def log_softmax(self, dim=None, dtype=None):
-        """``log(softmax(x))`` along ``dim``, computed without forming the softmax."""
+    def log_softmax(self, dim=None, dtype=None, *, axis=None):
+        """``log(softmax(x))`` along ``dim``, computed without forming the softmax (``axis=``:
+        NumPy's spelling of ``dim=``).
+        """
 
     def logaddexp(self, other):
         """``log(exp(input) + exp(other))`` element by element, without overflow.
@@ -1455,8 +1457,10 @@ class Tensor:
     def size(self, dim=None):
         """The shape, or the size of dimension ``dim``."""
 
-    def softmax(self, dim=None, dtype=None):
-        """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution."""
+    def softmax(self, dim=None, dtype=None, *, axis=None):
+        """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution
+        (``axis=``: NumPy's spelling of ``dim=``).
+        """
 
     def sqrt(self):
         """The square root of each element (``nan`` below 0)."""

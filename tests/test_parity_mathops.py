@@ -363,6 +363,19 @@ def test_scans_and_counts_take_axis(name):
     check(lambda M: getattr(M.tensor([[1.0, 0.0, 3.0], [2.0, 5.0, 1.0]]), name)(axis=1))
 
 
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_takes_axis_as_torch_and_tensor_methods_do(name):
+    check(lambda M: getattr(M, name)(M.tensor([[1.0, 2.0], [0.5, 3.0]]), axis=0))
+    check(lambda M: getattr(M.tensor([[1.0, 2.0], [0.5, 3.0]]), name)(axis=-1))
+    check_error(lambda M: getattr(M.ones(2, 3), name)(0, axis=0), key="axis")
+
+
+def test_return_types_are_exported_as_in_torch():
+    check(lambda M: isinstance(M.ones(2, 3).cummax(1), M.return_types.cummax))
+    check(lambda M: isinstance(M.ones(2, 3).median(0), M.return_types.median))
+    check(lambda M: M.tensor([[1.0, 5.0]]).aminmax(dim=1).max)
+
+
 def test_keepdim_and_keepdims_together_is_torchs_type_error():
     check_error(lambda M: M.ones(2, 3).mean(0, keepdim=True, keepdims=True))
 
