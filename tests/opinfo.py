@@ -491,6 +491,8 @@ OPS = [
     OpInfo("dist", grad_fn="DistBackward0", saves="inputs+output", method=True,
            samples=lambda make: [S(make(3, 4), make(3, 4)), S(make(3, 4), make(4), 1), S(make(3, 4), make(4), 3),
                                  S(make.distinct(3, 4), make.distinct(3, 4, shift=0.01), float("inf"))]),
+    OpInfo("cdist", grad_fn="CdistBackward0", saves="inputs+output", method=False,
+           samples=lambda make: [S(make(3, 4), make(5, 4)), S(make(2, 3, 4), make(2, 2, 4), 1.0), S(make(3, 2), make(4, 2), 3.0)]),
     # -- scans ---------------------------------------------------------------------------
     OpInfo("cumsum", grad_fn="CumsumBackward0", saves="nothing", inplace="cumsum_",
            samples=lambda make: [S(make(3, 4), 1), S(make(2, 3, 4), -1), S(make(2, 3, 4), dim=0), S(make(), 0),

@@ -500,6 +500,28 @@ def test_norm_edges(program):
     same_outcome(program)
 
 
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.5, float("inf")])
+@pytest.mark.parametrize("shapes", [((3, 4), (5, 4)), ((2, 3, 4), (2, 1, 4))])
+def test_cdist_matches_torch(p, shapes):
+    rng = np.random.default_rng(len(str(p)))
+    a, b = (rng.standard_normal(s) for s in shapes)
+    check(value_and_grads(lambda M, x, y: M.cdist(x, y, p=p), a, b), rtol=1e-7, atol=1e-9)
+    assert gradcheck(lambda x, y: ng.cdist(x, y, p), (ng.tensor(a, requires_grad=True), ng.tensor(b, requires_grad=True)))
+
+
+def test_cdist_of_equal_rows_has_a_zero_gradient():
+    check(value_and_grads(lambda M, x, y: M.cdist(x, y), [[1.0, 2.0], [0.0, 1.0]], [[1.0, 2.0]]))
+
+
+@pytest.mark.parametrize("program", [
+    lambda M: M.cdist(M.ones(3), M.ones(2, 3)),
+    lambda M: M.cdist(M.ones(2, 3), M.ones(2, 4)),
+    lambda M: M.cdist(M.ones(2, 3), M.ones(2, 3), p=-1),
+], ids=["1d", "columns", "negative_p"])
+def test_cdist_errors(program):
+    check_error(program)
+
+
 def test_spectral_and_nuclear_norms_say_they_are_missing():
     for order in ("nuc", 2, -2):
         with pytest.raises(NotImplementedError, match="nbgrad does not implement"):

@@ -819,6 +819,67 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return result
 
 
+class CdistBackward0(Node):
+    """Each pair's norm gradient with respect to ``x1[i] - x2[j]``, summed over the other
+    set's rows (negated for ``x2``)."""
+
+    __slots__ = ("ord",)
+
+    def apply(self, grad):
+        x1, x2, result = self.saved_values
+        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        last = diff._data.ndim - 1
+        pair = norm_backward(grad.unsqueeze(-1), diff, result.unsqueeze(-1), self.ord, (last,), True)
+        if pair is None:
+            return None, None
+        x1_fn, x2_fn = self._next_nodes
+        return (pair.sum(-2) if x1_fn is not None else None,
+                -pair.sum(-3) if x2_fn is not None else None)
+
+
+@op(CdistBackward0, method=False)
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2``.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        ``(..., P, M)``, floating point.
+    x2 : Tensor
+        ``(..., R, M)``, the same batch dimensions and dtype.
+    p : float
+        The order of the norm, ``p >= 0`` (``inf`` included).
+    compute_mode : str, optional
+        Accepted for PyTorch's signature (PyTorch's choice of a matrix-product shortcut
+        for p = 2); nbgrad computes every difference.
+
+    Returns
+    -------
+    Tensor
+        ``(..., P, R)``.
+    """
+    a = tensor_operand(x1, "cdist", 1, "x1")
+    b = tensor_operand(x2, "cdist", 2, "x2")
+    for name, t in (("X1", a), ("X2", b)):
+        if t._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t._data.ndim}D")
+    if a._data.shape[-1] != b._data.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a._data.shape[-1]} "
+                           f"X2: {b._data.shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got: {p}")
+    for t in (a, b):
+        if t._data.dtype.kind != "f":
+            raise RuntimeError("cdist only supports floating-point dtypes, X1 got: "
+                               f"{dtypes.scalar_type_name(a._data.dtype)}")
+    with no_grad():
+        diff = a.unsqueeze(-2) - b.unsqueeze(-3)
+        result = norm(diff, p, dim=-1)
+    if should_record(a, b):
+        record(CdistBackward0, result, (a, b), saved=(a, b, OUTPUT), ord=p)
+    return result
+
+
 def peak(data, axis):
     """The largest value along ``axis``, dimensions kept (what a log-sum-exp subtracts);
     ``-inf`` over no elements, where NumPy's max has no identity."""
