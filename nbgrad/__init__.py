@@ -33,8 +33,10 @@ from .interop import from_dlpack
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor)
 from .ops import (activations, arithmetic, assignment, conversion, indexing, linalg,
-                  nondifferentiable, pointwise, reductions, selection, shape)
+                  nondifferentiable, pairwise, pointwise, products, reductions, scans, selection,
+                  shape, special, statistics)
 from .ops.declare import exported
+from .ops.reductions import return_types
 from .printing import set_printoptions
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
@@ -47,9 +49,12 @@ from .tensor import Parameter, Size, Tensor
 # Each operation declares its names where it is defined (``@op``); these are its exports.
 globals().update(exported())
 del activations, arithmetic, assignment, conversion, indexing, linalg, nondifferentiable
-del pointwise, reductions, selection, shape, exported
+del pairwise, pointwise, products, reductions, scans, selection, shape, special, statistics
+del exported
 
-from . import nn, optim, utils  # noqa: E402
+from math import e, inf, nan, pi  # noqa: E402, F401 - PyTorch's nbgrad.inf, nan, pi, e
+
+from . import linalg, nn, optim, utils  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -6,6 +6,7 @@ The public names of ``nbgrad``, each imported from where it is defined or declar
 (the operations and their layers are made where each is declared, in ``nbgrad/ops/``).
 """
 
+import builtins
 from nbgrad import autograd as autograd
 from nbgrad import backend as backend
 from nbgrad import backends as backends
@@ -15,6 +16,7 @@ from nbgrad import cuda as cuda
 from nbgrad import dtypes as dtypes
 from nbgrad import interop as interop
 from nbgrad import legacy as legacy
+from nbgrad import linalg as linalg
 from nbgrad import missing as missing
 from nbgrad import nn as nn
 from nbgrad import ops as ops
@@ -122,6 +124,7 @@ from nbgrad.ops.nondifferentiable import gt as greater
 from nbgrad.ops.nondifferentiable import gt as gt
 from nbgrad.ops.nondifferentiable import isclose as isclose
 from nbgrad.ops.nondifferentiable import isfinite as isfinite
+from nbgrad.ops.nondifferentiable import isin as isin
 from nbgrad.ops.nondifferentiable import isinf as isinf
 from nbgrad.ops.nondifferentiable import isnan as isnan
 from nbgrad.ops.nondifferentiable import le as le
@@ -135,24 +138,70 @@ from nbgrad.ops.nondifferentiable import round as round
 from nbgrad.ops.nondifferentiable import sgn as sgn
 from nbgrad.ops.nondifferentiable import sign as sign
 from nbgrad.ops.nondifferentiable import trunc as trunc
+from nbgrad.ops.pairwise import atan2 as arctan2
+from nbgrad.ops.pairwise import atan2 as atan2
+from nbgrad.ops.pairwise import hypot as hypot
+from nbgrad.ops.pairwise import lerp as lerp
+from nbgrad.ops.pairwise import logaddexp as logaddexp
+from nbgrad.ops.pairwise import xlogy as xlogy
 from nbgrad.ops.pointwise import abs as abs
+from nbgrad.ops.pointwise import acos as acos
+from nbgrad.ops.pointwise import acos as arccos
+from nbgrad.ops.pointwise import acosh as acosh
+from nbgrad.ops.pointwise import acosh as arccosh
+from nbgrad.ops.pointwise import asin as arcsin
+from nbgrad.ops.pointwise import asin as asin
+from nbgrad.ops.pointwise import asinh as arcsinh
+from nbgrad.ops.pointwise import asinh as asinh
+from nbgrad.ops.pointwise import atan as arctan
+from nbgrad.ops.pointwise import atan as atan
+from nbgrad.ops.pointwise import atanh as arctanh
+from nbgrad.ops.pointwise import atanh as atanh
 from nbgrad.ops.pointwise import cos as cos
+from nbgrad.ops.pointwise import cosh as cosh
 from nbgrad.ops.pointwise import exp as exp
+from nbgrad.ops.pointwise import exp2 as exp2
+from nbgrad.ops.pointwise import expm1 as expm1
+from nbgrad.ops.pointwise import frac as frac
 from nbgrad.ops.pointwise import log as log
+from nbgrad.ops.pointwise import log10 as log10
+from nbgrad.ops.pointwise import log1p as log1p
+from nbgrad.ops.pointwise import log2 as log2
+from nbgrad.ops.pointwise import nan_to_num as nan_to_num
+from nbgrad.ops.pointwise import rsqrt as rsqrt
 from nbgrad.ops.pointwise import sin as sin
+from nbgrad.ops.pointwise import sinh as sinh
 from nbgrad.ops.pointwise import sqrt as sqrt
+from nbgrad.ops.pointwise import tan as tan
+from nbgrad.ops.products import einsum as einsum
+from nbgrad.ops.products import kron as kron
+from nbgrad.ops.products import outer as ger
+from nbgrad.ops.products import outer as outer
 from nbgrad.ops.reductions import amax as amax
 from nbgrad.ops.reductions import amin as amin
+from nbgrad.ops.reductions import cdist as cdist
+from nbgrad.ops.reductions import dist as dist
 from nbgrad.ops.reductions import logsumexp as logsumexp
 from nbgrad.ops.reductions import max as max
 from nbgrad.ops.reductions import mean as mean
 from nbgrad.ops.reductions import min as min
+from nbgrad.ops.reductions import nanmean as nanmean
+from nbgrad.ops.reductions import nansum as nansum
 from nbgrad.ops.reductions import norm as norm
+from nbgrad.ops.reductions import prod as prod
+from nbgrad.ops.reductions import return_types as return_types
 from nbgrad.ops.reductions import std as std
 from nbgrad.ops.reductions import sum as sum
 from nbgrad.ops.reductions import var as var
+from nbgrad.ops.scans import cummax as cummax
+from nbgrad.ops.scans import cummin as cummin
+from nbgrad.ops.scans import cumprod as cumprod
+from nbgrad.ops.scans import cumsum as cumsum
+from nbgrad.ops.scans import logcumsumexp as logcumsumexp
 from nbgrad.ops.selection import clamp as clamp
 from nbgrad.ops.selection import clamp as clip
+from nbgrad.ops.selection import clamp_max as clamp_max
+from nbgrad.ops.selection import clamp_min as clamp_min
 from nbgrad.ops.selection import masked_fill as masked_fill
 from nbgrad.ops.selection import maximum as maximum
 from nbgrad.ops.selection import minimum as minimum
@@ -171,6 +220,15 @@ from nbgrad.ops.shape import t as t
 from nbgrad.ops.shape import transpose as swapaxes
 from nbgrad.ops.shape import transpose as transpose
 from nbgrad.ops.shape import unsqueeze as unsqueeze
+from nbgrad.ops.special import erf as erf
+from nbgrad.ops.special import erfc as erfc
+from nbgrad.ops.special import erfinv as erfinv
+from nbgrad.ops.statistics import aminmax as aminmax
+from nbgrad.ops.statistics import count_nonzero as count_nonzero
+from nbgrad.ops.statistics import median as median
+from nbgrad.ops.statistics import nanmedian as nanmedian
+from nbgrad.ops.statistics import std_mean as std_mean
+from nbgrad.ops.statistics import var_mean as var_mean
 from nbgrad.printing import set_printoptions as set_printoptions
 from nbgrad.random import get_rng_state as get_rng_state
 from nbgrad.random import initial_seed as initial_seed
@@ -201,33 +259,45 @@ from nbgrad.warn import set_warn_always as set_warn_always
 __all__ = [
     'BoolTensor', 'ByteTensor', 'CharTensor', 'DoubleTensor', 'FloatTensor', 'Generator',
     'HalfTensor', 'IntTensor', 'LongTensor', 'Parameter', 'ShortTensor', 'Size', 'Tensor',
-    'abs', 'add', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin',
-    'as_tensor', 'bernoulli', 'bmm', 'bool', 'cat', 'ceil', 'clamp', 'clip', 'clone', 'concat',
-    'concatenate', 'cos', 'default_generator', 'device', 'div', 'divide', 'dot', 'double',
-    'dtype', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal', 'exp', 'expand', 'eye',
-    'flatten', 'float', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmod',
-    'from_dlpack', 'from_numpy', 'full', 'full_like', 'ge', 'get_default_device',
-    'get_default_dtype', 'get_rng_state', 'greater', 'greater_equal', 'gt', 'half',
-    'inference_mode', 'initial_seed', 'int', 'int16', 'int32', 'int64', 'int8',
-    'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled',
-    'is_inference_mode_enabled', 'is_tensor', 'is_warn_always_enabled', 'isclose', 'isfinite',
-    'isinf', 'isnan', 'le', 'less', 'less_equal', 'linspace', 'load', 'log', 'log_softmax',
-    'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max',
-    'maximum', 'mean', 'min', 'minimum', 'mm', 'mul', 'multinomial', 'multiply', 'mv', 'ne',
-    'neg', 'negative', 'no_grad', 'norm', 'normal', 'not_equal', 'numel', 'ones', 'ones_like',
-    'permute', 'poisson', 'positive', 'pow', 'rand', 'rand_like', 'randint', 'randint_like',
-    'randn', 'randn_like', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round',
-    'rsub', 'save', 'seed', 'select', 'set_default_device', 'set_default_dtype',
-    'set_grad_enabled', 'set_printoptions', 'set_rng_state', 'set_warn_always', 'sgn', 'short',
-    'sigmoid', 'sign', 'sin', 'softmax', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'sub',
-    'subtract', 'sum', 'swapaxes', 't', 'tanh', 'tensor', 'transpose', 'true_divide', 'trunc',
-    'uint8', 'unbind', 'unsqueeze', 'var', 'where', 'zeros', 'zeros_like',
+    'abs', 'acos', 'acosh', 'add', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any',
+    'arange', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh',
+    'argmax', 'argmin', 'as_tensor', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bernoulli',
+    'bmm', 'bool', 'cat', 'cdist', 'ceil', 'clamp', 'clamp_max', 'clamp_min', 'clip', 'clone',
+    'concat', 'concatenate', 'cos', 'cosh', 'count_nonzero', 'cummax', 'cummin', 'cumprod',
+    'cumsum', 'default_generator', 'device', 'dist', 'div', 'divide', 'dot', 'double', 'dtype',
+    'e', 'einsum', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal', 'erf', 'erfc', 'erfinv',
+    'exp', 'exp2', 'expand', 'expm1', 'eye', 'flatten', 'float', 'float16', 'float32',
+    'float64', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'full',
+    'full_like', 'ge', 'ger', 'get_default_device', 'get_default_dtype', 'get_rng_state',
+    'greater', 'greater_equal', 'gt', 'half', 'hypot', 'inf', 'inference_mode', 'initial_seed',
+    'int', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled',
+    'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'is_tensor',
+    'is_warn_always_enabled', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'kron', 'le',
+    'lerp', 'less', 'less_equal', 'linspace', 'load', 'log', 'log10', 'log1p', 'log2',
+    'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_not', 'logsumexp', 'long', 'lt',
+    'manual_seed', 'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'median', 'min',
+    'minimum', 'mm', 'mul', 'multinomial', 'multiply', 'mv', 'nan', 'nan_to_num', 'nanmean',
+    'nanmedian', 'nansum', 'ne', 'neg', 'negative', 'no_grad', 'norm', 'normal', 'not_equal',
+    'numel', 'ones', 'ones_like', 'outer', 'permute', 'pi', 'poisson', 'positive', 'pow',
+    'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm',
+    'reciprocal', 'relu', 'remainder', 'reshape', 'return_types', 'round', 'rsqrt', 'rsub',
+    'save', 'seed', 'select', 'set_default_device', 'set_default_dtype', 'set_grad_enabled',
+    'set_printoptions', 'set_rng_state', 'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign',
+    'sin', 'sinh', 'softmax', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'std_mean', 'sub',
+    'subtract', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'true_divide',
+    'trunc', 'uint8', 'unbind', 'unsqueeze', 'var', 'var_mean', 'where', 'xlogy', 'zeros',
+    'zeros_like',
 ]
 
+e: builtins.float
+inf: builtins.float
 
 def is_tensor(obj):
     """Whether ``obj`` is an nbgrad tensor (or a ``Parameter``)."""
 
+nan: builtins.float
 
 def numel(input):
     """The number of elements of ``input``."""
+
+pi: builtins.float

@@ -336,32 +336,256 @@ class Tensor:
     def abs_(self):
         """In place ``abs``: changes this tensor and bumps its version (chapter 05)."""
 
+    def acos(self):
+        """The inverse cosine of each element, in ``[0, pi]`` (``nan`` outside ``[-1, 1]``).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def acos_(self):
+        """In place ``acos``: changes this tensor and bumps its version (chapter 05)."""
+
+    def acosh(self):
+        """The inverse hyperbolic cosine of each element (``nan`` below 1).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def acosh_(self):
+        """In place ``acosh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
+
     def add(self, other, *, alpha=1):
         """``input + alpha * other``, broadcast; a number on either side."""
 
     def add_(self, other, *, alpha=1):
         """In place ``add``: changes this tensor and bumps its version (chapter 05)."""
 
-    def all(self, dim=None, keepdim=False):
-        """Whether every element (along ``dim``) is nonzero, as a bool tensor."""
+    def all(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """Whether every element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
+        (``axis=``, ``keepdims=``: NumPy's spellings).
+        """
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         """Whether ``|input - other| <= atol + rtol * |other|`` holds everywhere (a Python bool)."""
 
-    def amax(self, dim=(), keepdim=False):
-        """The largest values along ``dim`` (ties share the gradient evenly)."""
+    def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
+        """The largest values along ``dim`` (ties share the gradient evenly; ``axis=``,
+        ``keepdims=``: NumPy's spellings).
+        """
 
-    def amin(self, dim=(), keepdim=False):
-        """The smallest values along ``dim`` (ties share the gradient evenly)."""
+    def amin(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
+        """The smallest values along ``dim`` (ties share the gradient evenly; ``axis=``,
+        ``keepdims=``: NumPy's spellings).
+        """
 
-    def any(self, dim=None, keepdim=False):
-        """Whether any element (along ``dim``) is nonzero, as a bool tensor."""
+    def aminmax(self, *, dim=None, keepdim=False):
+        """``(min, max)`` of all elements, or along ``dim``.
 
-    def argmax(self, dim=None, keepdim=False):
-        """The index of the largest value: an int64 tensor with no ``grad_fn``."""
+        Parameters
+        ----------
+        input : Tensor
+        dim : int, optional (keyword only)
+        keepdim : bool
 
-    def argmin(self, dim=None, keepdim=False):
-        """The index of the smallest value: an int64 tensor with no ``grad_fn``."""
+        Returns
+        -------
+        nbgrad.return_types.aminmax
+            ``(min, max)``; ties share the gradient evenly.
+        """
+
+    def any(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """Whether any element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
+        (``axis=``, ``keepdims=``: NumPy's spellings).
+        """
+
+    def arccos(self):
+        """The inverse cosine of each element, in ``[0, pi]`` (``nan`` outside ``[-1, 1]``).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def arccosh(self):
+        """The inverse hyperbolic cosine of each element (``nan`` below 1).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def arcsin(self):
+        """The inverse sine of each element, in ``[-pi/2, pi/2]`` (``nan`` outside ``[-1, 1]``).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def arcsinh(self):
+        """The inverse hyperbolic sine of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def arctan(self):
+        """The inverse tangent of each element, in ``(-pi/2, pi/2)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def arctan2(self, other):
+        """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant.
+
+        Parameters
+        ----------
+        input : Tensor
+            The y coordinates.
+        other : Tensor
+            The x coordinates (broadcast with ``input``).
+
+        Returns
+        -------
+        Tensor
+            In ``[-pi, pi]``; floating point.
+        """
+
+    def arctanh(self):
+        """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """The index of the largest value: an int64 tensor with no ``grad_fn`` (``axis=``,
+        ``keepdims=``: NumPy's spellings).
+        """
+
+    def argmin(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """The index of the smallest value: an int64 tensor with no ``grad_fn`` (``axis=``,
+        ``keepdims=``: NumPy's spellings).
+        """
+
+    def asin(self):
+        """The inverse sine of each element, in ``[-pi/2, pi/2]`` (``nan`` outside ``[-1, 1]``).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def asin_(self):
+        """In place ``asin``: changes this tensor and bumps its version (chapter 05)."""
+
+    def asinh(self):
+        """The inverse hyperbolic sine of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def asinh_(self):
+        """In place ``asinh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
+
+    def atan(self):
+        """The inverse tangent of each element, in ``(-pi/2, pi/2)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def atan2(self, other):
+        """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant.
+
+        Parameters
+        ----------
+        input : Tensor
+            The y coordinates.
+        other : Tensor
+            The x coordinates (broadcast with ``input``).
+
+        Returns
+        -------
+        Tensor
+            In ``[-pi, pi]``; floating point.
+        """
+
+    def atan2_(self, other):
+        """In place ``atan2``: changes this tensor and bumps its version (chapter 05)."""
+
+    def atan_(self):
+        """In place ``atan``: changes this tensor and bumps its version (chapter 05)."""
+
+    def atanh(self):
+        """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def atanh_(self):
+        """In place ``atanh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01)."""
@@ -432,6 +656,40 @@ class Tensor:
     def clamp_(self, min=None, max=None):
         """In place ``clamp``: changes this tensor and bumps its version (chapter 05)."""
 
+    def clamp_max(self, max):
+        """Each element at most ``max``: ``clamp(input, max=max)``, with PyTorch's own nodes.
+
+        Parameters
+        ----------
+        input : Tensor
+        max : Tensor or number
+            A tensor bound broadcasts with ``input`` and gets its share of the gradient.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def clamp_max_(self, max):
+        """In place ``clamp_max``: changes this tensor and bumps its version (chapter 05)."""
+
+    def clamp_min(self, min):
+        """Each element at least ``min``: ``clamp(input, min=min)``, with PyTorch's own nodes.
+
+        Parameters
+        ----------
+        input : Tensor
+        min : Tensor or number
+            A tensor bound broadcasts with ``input`` and gets its share of the gradient.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def clamp_min_(self, min):
+        """In place ``clamp_min``: changes this tensor and bumps its version (chapter 05)."""
+
     def clip(self, min=None, max=None):
         """Each element limited to ``[min, max]``: both bounds numbers (or 0-d tensors, read as
         numbers), or both tensors, broadcast; either may be ``None``.
@@ -451,11 +709,114 @@ class Tensor:
     def cos(self):
         """The cosine of each element (in radians)."""
 
+    def cos_(self):
+        """In place ``cos``: changes this tensor and bumps its version (chapter 05)."""
+
+    def cosh(self):
+        """The hyperbolic cosine of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def cosh_(self):
+        """In place ``cosh``: changes this tensor and bumps its version (chapter 05)."""
+
+    def count_nonzero(self, dim=None, *, axis=None):
+        """How many elements are nonzero, over all elements or along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of ints, optional
+            ``axis=`` is its NumPy spelling.
+
+        Returns
+        -------
+        Tensor
+            int64, with no ``grad_fn``.
+        """
+
     def cpu(self):
         """This tensor on the CPU (itself when it is there already)."""
 
     def cuda(self, device=None):
         """This tensor on a GPU (CuPy)."""
+
+    def cummax(self, dim=None, *, axis=None):
+        """The running maximum along ``dim`` and the index where each was found.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+            The dimension to scan (``axis=`` is its NumPy spelling).
+
+        Returns
+        -------
+        nbgrad.return_types.cummax
+            ``(values, indices)``; a tie gives the later index; a NaN, once met, stays.
+        """
+
+    def cummin(self, dim=None, *, axis=None):
+        """The running minimum along ``dim`` and the index where each was found.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+            The dimension to scan (``axis=`` is its NumPy spelling).
+
+        Returns
+        -------
+        nbgrad.return_types.cummin
+            ``(values, indices)``; a tie gives the later index; a NaN, once met, stays.
+        """
+
+    def cumprod(self, dim=None, *, dtype=None, axis=None):
+        """The running product along ``dim``: element ``k`` is the product of elements ``0..k``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+            The dimension to scan (required; ``axis=`` is its NumPy spelling).
+        dtype : nbgrad.dtype, optional
+            The dtype to compute in; by default the input's, and int64 for integers and bools.
+
+        Returns
+        -------
+        Tensor
+            The input's shape. Its gradient is exact where the input has zeros, as PyTorch's.
+        """
+
+    def cumprod_(self, dim=None, *, dtype=None, axis=None):
+        """In place ``cumprod``: changes this tensor and bumps its version (chapter 05)."""
+
+    def cumsum(self, dim=None, *, dtype=None, axis=None):
+        """The running sum along ``dim``: element ``k`` is the sum of elements ``0..k``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+            The dimension to scan (required; ``axis=`` is accepted as its NumPy spelling).
+        dtype : nbgrad.dtype, optional
+            The dtype to compute in; by default the input's, and int64 for integers and bools.
+
+        Returns
+        -------
+        Tensor
+            The input's shape.
+        """
+
+    def cumsum_(self, dim=None, *, dtype=None, axis=None):
+        """In place ``cumsum``: changes this tensor and bumps its version (chapter 05)."""
 
     @property
     def data(self):
@@ -478,6 +839,22 @@ class Tensor:
 
     def dim(self):
         """The number of dimensions (0 for a scalar tensor)."""
+
+    def dist(self, other, p=2):
+        """The ``p``-norm of ``input - other`` (broadcast), over all elements.
+
+        Parameters
+        ----------
+        input, other : Tensor
+            Floating point, broadcast together.
+        p : float
+            The order of the norm (any real, ``inf`` and ``-inf``; 0 counts the differences).
+
+        Returns
+        -------
+        Tensor
+            0-d.
+        """
 
     def div(self, other, *, rounding_mode=None):
         """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
@@ -511,8 +888,69 @@ class Tensor:
     def equal(self, other):
         """True when both tensors have the same shape and the same values."""
 
+    def erf(self):
+        """The error function ``2/sqrt(pi) * integral of exp(-t^2) from 0 to x``, element by element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Floating point (an integer input gives the default float dtype).
+        """
+
+    def erf_(self):
+        """In place ``erf``: changes this tensor and bumps its version (chapter 05)."""
+
+    def erfc(self):
+        """The complementary error function ``1 - erf(x)``, accurate where ``erf`` is near 1.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def erfc_(self):
+        """In place ``erfc``: changes this tensor and bumps its version (chapter 05)."""
+
+    def erfinv(self):
+        """The inverse of ``erf``: ``±inf`` at ±1 and ``nan`` outside ``[-1, 1]``, as in PyTorch.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def erfinv_(self):
+        """In place ``erfinv``: changes this tensor and bumps its version (chapter 05)."""
+
     def exp(self):
         """``e`` to the power of each element."""
+
+    def exp2(self):
+        """``2`` to the power of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def exp2_(self):
+        """In place ``exp2``: changes this tensor and bumps its version (chapter 05)."""
 
     def exp_(self):
         """In place ``exp``: changes this tensor and bumps its version (chapter 05)."""
@@ -522,6 +960,21 @@ class Tensor:
 
     def expand_as(self, other):
         """``expand(other.shape)``."""
+
+    def expm1(self):
+        """``exp(x) - 1`` of each element, accurate for small ``x``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def expm1_(self):
+        """In place ``expm1``: changes this tensor and bumps its version (chapter 05)."""
 
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill in place with samples of the exponential distribution of rate ``lambd`` (> 0).
@@ -565,6 +1018,22 @@ class Tensor:
     def fmod_(self, other):
         """In place ``fmod``: changes this tensor and bumps its version (chapter 05)."""
 
+    def frac(self):
+        """The fractional part of each element, with its sign: ``x - trunc(x)``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating point (PyTorch has no integer kernel).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def frac_(self):
+        """In place ``frac``: changes this tensor and bumps its version (chapter 05)."""
+
     def ge(self, other):
         """Elementwise ``ge``: a bool tensor, never part of the graph."""
 
@@ -576,6 +1045,20 @@ class Tensor:
         -------
         Tensor
             This tensor (not bool), its version bumped.
+        """
+
+    def ger(self, vec2):
+        """The outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
+
+        Parameters
+        ----------
+        input, vec2 : Tensor
+            1-D tensors (promoted together).
+
+        Returns
+        -------
+        Tensor
+            Of shape ``(len(input), len(vec2))``; its ``grad_fn`` is PyTorch's, ``MulBackward0``.
         """
 
     @property
@@ -602,6 +1085,22 @@ class Tensor:
 
     def half(self):
         """``to(nbgrad.float16)``."""
+
+    def hypot(self, other):
+        """``sqrt(input**2 + other**2)`` element by element, without overflow on the way.
+
+        Parameters
+        ----------
+        input, other : Tensor
+            Floating point (PyTorch has no integer kernel), broadcast together.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def hypot_(self, other):
+        """In place ``hypot``: changes this tensor and bumps its version (chapter 05)."""
 
     def int(self):
         """``to(nbgrad.int32)``."""
@@ -640,8 +1139,40 @@ class Tensor:
     def item(self):
         """The value of a one-element tensor as a Python number."""
 
+    def kron(self, other):
+        """The Kronecker product: every element of ``input`` times a whole block ``other``.
+
+        Parameters
+        ----------
+        input, other : Tensor
+            Of any dimensions (the fewer are padded with leading 1s).
+
+        Returns
+        -------
+        Tensor
+            Of shape ``input.shape[i] * other.shape[i]`` in each dimension.
+        """
+
     def le(self, other):
         """Elementwise ``le``: a bool tensor, never part of the graph."""
+
+    def lerp(self, end, weight):
+        """``input + weight * (end - input)``: the linear interpolation from ``input`` to ``end``.
+
+        Parameters
+        ----------
+        input, end : Tensor
+            Floating point tensors of one dtype (PyTorch does not promote them), broadcast.
+        weight : Tensor or float
+            A number, or a tensor of the same dtype, broadcast too.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def lerp_(self, end, weight):
+        """In place ``lerp``: changes this tensor and bumps its version (chapter 05)."""
 
     def less(self, other):
         """Elementwise ``lt``: a bool tensor, never part of the graph."""
@@ -652,6 +1183,55 @@ class Tensor:
     def log(self):
         """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0)."""
 
+    def log10(self):
+        """The base-10 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def log10_(self):
+        """In place ``log10``: changes this tensor and bumps its version (chapter 05)."""
+
+    def log1p(self):
+        """``log(1 + x)`` of each element, accurate for small ``x``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Floating point (an integer input gives the default float dtype); ``nan`` below -1.
+        """
+
+    def log1p_(self):
+        """In place ``log1p``: changes this tensor and bumps its version (chapter 05)."""
+
+    def log2(self):
+        """The base-2 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def log2_(self):
+        """In place ``log2``: changes this tensor and bumps its version (chapter 05)."""
+
+    def log_(self):
+        """In place ``log``: changes this tensor and bumps its version (chapter 05)."""
+
     def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         """Fill in place with ``exp`` of samples of ``N(mean, std**2)`` (``std`` > 0).
 
@@ -661,14 +1241,46 @@ class Tensor:
             This tensor (floating only), its version bumped.
         """
 
-    def log_softmax(self, dim=None, dtype=None):
-        """``log(softmax(x))`` along ``dim``, computed without forming the softmax."""
+    def log_softmax(self, dim=None, dtype=None, *, axis=None):
+        """``log(softmax(x))`` along ``dim``, computed without forming the softmax (``axis=``:
+        NumPy's spelling of ``dim=``).
+        """
+
+    def logaddexp(self, other):
+        """``log(exp(input) + exp(other))`` element by element, without overflow.
+
+        Parameters
+        ----------
+        input, other : Tensor
+            Floating point (PyTorch has no integer kernel), broadcast together.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def logcumsumexp(self, dim=None, *, axis=None):
+        """``log(cumsum(exp(x)))`` along ``dim``, without overflow.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating point (PyTorch has no integer kernel).
+        dim : int
+            The dimension to scan (``axis=`` is its NumPy spelling).
+
+        Returns
+        -------
+        Tensor
+        """
 
     def logical_not(self):
         """``not`` of each element, as a bool tensor."""
 
-    def logsumexp(self, dim, keepdim=False):
-        """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements)."""
+    def logsumexp(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements;
+        ``axis=``, ``keepdims=``: NumPy's spellings).
+        """
 
     def long(self):
         """``to(nbgrad.int64)``."""
@@ -689,17 +1301,42 @@ class Tensor:
         (so that the graph shows the same nodes).
         """
 
-    def max(self, dim=None, keepdim=False, *, other=None):
-        """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``."""
+    def max(self, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
+        """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``
+        (``axis=``, ``keepdims=``: NumPy's spellings).
+        """
 
     def maximum(self, other):
         """The larger of the two, element by element (a tie splits the gradient in half)."""
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch)."""
+    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch);
+        ``axis=`` and ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``.
+        """
 
-    def min(self, dim=None, keepdim=False, *, other=None):
-        """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``."""
+    def median(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """The lower median of all elements, or ``(values, indices)`` of it along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int, optional
+            Without it, the median of all elements is returned as a 0-d tensor (NaN for none);
+            ``axis=`` is its NumPy spelling.
+        keepdim : bool
+            ``keepdims=`` is its NumPy spelling.
+
+        Returns
+        -------
+        Tensor or nbgrad.return_types.median
+            Of an even count, the lower of the two middle values (PyTorch's median, not
+            NumPy's mean of the two). A NaN makes the median NaN, at the NaN's index.
+        """
+
+    def min(self, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
+        """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``
+        (``axis=``, ``keepdims=``: NumPy's spellings).
+        """
 
     def minimum(self, other):
         """The smaller of the two, element by element (a tie splits the gradient in half)."""
@@ -740,6 +1377,80 @@ class Tensor:
 
     def mv(self, vec):
         """The product of a matrix and a vector."""
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``.
+
+        Parameters
+        ----------
+        input : Tensor
+        nan : float
+            What NaN becomes (0 by default).
+        posinf, neginf : float, optional
+            What ±inf become; by default the largest and smallest finite value of the dtype.
+
+        Returns
+        -------
+        Tensor
+            The input's dtype; an integer or bool tensor is copied unchanged, as in PyTorch.
+        """
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        """In place ``nan_to_num``: changes this tensor and bumps its version (chapter 05)."""
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        """The mean of the elements that are not NaN, over all elements or along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating point.
+        dim : int or tuple of ints, optional
+            ``axis=`` is its NumPy spelling.
+        keepdim : bool
+            ``keepdims=`` is its NumPy spelling.
+        dtype : nbgrad.dtype, optional
+
+        Returns
+        -------
+        Tensor
+            ``nansum / count``, as PyTorch composes it (its ``grad_fn`` is ``DivBackward0``);
+            NaN where every element is NaN.
+        """
+
+    def nanmedian(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """``median`` of the elements that are not NaN (NaN where all are).
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int, optional
+            ``axis=`` is its NumPy spelling.
+        keepdim : bool
+            ``keepdims=`` is its NumPy spelling.
+
+        Returns
+        -------
+        Tensor or nbgrad.return_types.nanmedian
+        """
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        """The sum of all elements, or along ``dim``, NaNs counted as 0.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of ints, optional
+            ``axis=`` is its NumPy spelling.
+        keepdim : bool
+            ``keepdims=`` is its NumPy spelling.
+        dtype : nbgrad.dtype, optional
+            The dtype to compute in (integers and bools sum to int64).
+
+        Returns
+        -------
+        Tensor
+        """
 
     @property
     def ndim(self):
@@ -808,6 +1519,20 @@ class Tensor:
         requires grad (with grad mode on) must be detached.
         """
 
+    def outer(self, vec2):
+        """The outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
+
+        Parameters
+        ----------
+        input, vec2 : Tensor
+            1-D tensors (promoted together).
+
+        Returns
+        -------
+        Tensor
+            Of shape ``(len(input), len(vec2))``; its ``grad_fn`` is PyTorch's, ``MulBackward0``.
+        """
+
     def permute(self, *dims):
         """The dimensions reordered as ``dims``, as a view."""
 
@@ -819,6 +1544,25 @@ class Tensor:
 
     def pow_(self, exponent):
         """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        """The product of all elements, or along one dimension ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int, optional
+            One dimension (PyTorch takes no tuple here); ``axis=`` is its NumPy spelling.
+        keepdim : bool
+            Keep ``dim`` with size 1 (``keepdims=`` is its NumPy spelling).
+        dtype : nbgrad.dtype, optional
+            The dtype to compute in; by default the input's, and int64 for integers and bools.
+
+        Returns
+        -------
+        Tensor
+            The product of no elements is 1. The gradient is exact where the input has zeros.
+        """
 
     def random_(self, from_=None, to=..., *, generator=None):
         """Fill in place with integers drawn uniformly, in PyTorch's three forms.
@@ -836,6 +1580,9 @@ class Tensor:
 
     def reciprocal(self):
         """``1 / input``, element by element (``inf`` at 0)."""
+
+    def reciprocal_(self):
+        """In place ``reciprocal``: changes this tensor and bumps its version (chapter 05)."""
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""
@@ -884,6 +1631,21 @@ class Tensor:
     def round_(self, *, decimals=0):
         """In place ``round``: changes this tensor and bumps its version (chapter 05)."""
 
+    def rsqrt(self):
+        """``1 / sqrt(x)`` of each element (``inf`` at 0, ``nan`` below).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def rsqrt_(self):
+        """In place ``rsqrt``: changes this tensor and bumps its version (chapter 05)."""
+
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
 
@@ -914,23 +1676,51 @@ class Tensor:
     def sin(self):
         """The sine of each element (in radians)."""
 
+    def sin_(self):
+        """In place ``sin``: changes this tensor and bumps its version (chapter 05)."""
+
+    def sinh(self):
+        """The hyperbolic sine of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def sinh_(self):
+        """In place ``sinh``: changes this tensor and bumps its version (chapter 05)."""
+
     def size(self, dim=None):
         """The shape, or the size of dimension ``dim``."""
 
-    def softmax(self, dim=None, dtype=None):
-        """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution."""
+    def softmax(self, dim=None, dtype=None, *, axis=None):
+        """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution
+        (``axis=``: NumPy's spelling of ``dim=``).
+        """
 
     def sqrt(self):
         """The square root of each element (``nan`` below 0)."""
 
+    def sqrt_(self):
+        """In place ``sqrt``: changes this tensor and bumps its version (chapter 05)."""
+
     def square(self):
         """``input ** 2``."""
+
+    def square_(self):
+        """In place ``square``: changes this tensor and bumps its version (chapter 05)."""
 
     def squeeze(self, dim=None):
         """Dimensions of size 1 removed (all of them, or ``dim``), as a view."""
 
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        """The standard deviation: the square root of ``var``."""
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+        """The standard deviation: the square root of ``var`` (``axis=``, ``keepdims=``: NumPy's
+        spellings).
+        """
 
     def sub(self, other, *, alpha=1):
         """``input - alpha * other``, broadcast; a number on either side."""
@@ -941,8 +1731,10 @@ class Tensor:
     def subtract(self, other, *, alpha=1):
         """``input - alpha * other``, broadcast; a number on either side."""
 
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        """The sum of all elements, or along ``dim`` (integers sum to int64)."""
+    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        """The sum of all elements, or along ``dim`` (integers sum to int64); ``axis=`` and
+        ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``.
+        """
 
     def sum_to_size(self, *size):
         """Sum ``input`` down to ``size`` (the reverse of broadcasting ``size`` up to it)."""
@@ -952,6 +1744,21 @@ class Tensor:
 
     def t(self):
         """The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves)."""
+
+    def tan(self):
+        """The tangent of each element (in radians).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def tan_(self):
+        """In place ``tan``: changes this tensor and bumps its version (chapter 05)."""
 
     def tanh(self):
         """The hyperbolic tangent of each element."""
@@ -1008,8 +1815,10 @@ class Tensor:
     def unsqueeze(self, dim):
         """A dimension of size 1 inserted at ``dim``, as a view."""
 
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        """The variance along ``dim`` (or of all elements), with Bessel's correction by default."""
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+        """The variance along ``dim`` (or of all elements), with Bessel's correction by default
+        (``axis=``, ``keepdims=``: NumPy's spellings).
+        """
 
     def view(self, *shape):
         """The same storage seen with another shape (one dimension may be -1)."""
@@ -1026,6 +1835,23 @@ class Tensor:
 
     def where(self, condition, other):
         """``x.where(condition, y)`` is ``where(condition, x, y)``."""
+
+    def xlogy(self, other):
+        """``input * log(other)``, taken as 0 where ``input`` is 0 (the convention of entropies).
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+            At least one a tensor; broadcast together.
+
+        Returns
+        -------
+        Tensor
+            Floating point; NaN where ``other`` is NaN, even where ``input`` is 0.
+        """
+
+    def xlogy_(self, other):
+        """In place ``xlogy``: changes this tensor and bumps its version (chapter 05)."""
 
     def zero_(self):
         """In place ``zero``: changes this tensor and bumps its version (chapter 05)."""

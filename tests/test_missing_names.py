@@ -16,7 +16,7 @@ NAMES = json.loads((pathlib.Path(nbgrad.__file__).with_name("torch_names.json"))
 MODULES = {"nbgrad": "torch", "nbgrad.nn": "torch.nn", "nbgrad.nn.functional": "torch.nn.functional",
            "nbgrad.nn.init": "torch.nn.init", "nbgrad.optim": "torch.optim",
            "nbgrad.autograd": "torch.autograd", "nbgrad.cuda": "torch.cuda",
-           "nbgrad.utils": "torch.utils", "nbgrad.utils.data": "torch.utils.data"}
+           "nbgrad.utils": "torch.utils", "nbgrad.linalg": "torch.linalg", "nbgrad.utils.data": "torch.utils.data"}
 
 
 def lacking(module, torch_module):

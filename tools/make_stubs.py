@@ -210,9 +210,9 @@ def _render_module(module_name):
         elif callable(value):
             body += ["", *_render_function(name, value)]
         else:
-            kind = type(value)
-            imports.append(f"from {kind.__module__} import {kind.__name__}")
-            body.append(f"{name}: {kind.__name__}")
+            kind = type(value)  # spelled in full: nbgrad's own float, int and bool shadow them
+            imports.append(f"import {kind.__module__}")
+            body.append(f"{name}: {kind.__module__}.{kind.__qualname__}")
     lines = [MODULE_HEADER.format(module=module_name, summary=summary).rstrip("\n"), "",
              *sorted(set(imports), key=lambda line: (line.startswith("from"), line)), "",
              *_wrapped_all(sorted(module.__all__)), "", *body]
@@ -230,8 +230,7 @@ def _wrapped_all(names):
 
 
 def _tidy(lines):
-    text = "\n".join(lines).replace("from builtins import ", "import builtins  # ")
-    text = "\n".join(line for line in text.splitlines() if not line.startswith("import builtins"))
+    text = "\n".join(lines)
     while "\n\n\n\n" in text:
         text = text.replace("\n\n\n\n", "\n\n\n")
     return text.rstrip("\n") + "\n"

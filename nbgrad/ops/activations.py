@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from .declare import op
 from .elementwise import OUTPUT, unary
 from .operands import tensor_operand, zeros_like
-from .reductions import peak
+from .reductions import numpy_spelling, peak
 
 
 class ReluBackward0(Node):
@@ -138,8 +138,11 @@ class SoftmaxBackward0(Node):
 
 
 @op(SoftmaxBackward0)
-def softmax(input, dim=None, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution."""
+def softmax(input, dim=None, dtype=None, *, axis=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution
+    (``axis=``: NumPy's spelling of ``dim=``)."""
+    if axis is not None:
+        dim, _ = numpy_spelling("softmax", dim, axis)
     x, dim, axis, shifted = _prepare("softmax", input, dim, dtype)
     shifted = np.exp(shifted)
     out = Tensor._make(shifted / shifted.sum(axis=axis, keepdims=True))
@@ -166,8 +169,11 @@ class LogSoftmaxBackward0(Node):
 
 
 @op(LogSoftmaxBackward0)
-def log_softmax(input, dim=None, dtype=None):
-    """``log(softmax(x))`` along ``dim``, computed without forming the softmax."""
+def log_softmax(input, dim=None, dtype=None, *, axis=None):
+    """``log(softmax(x))`` along ``dim``, computed without forming the softmax (``axis=``:
+    NumPy's spelling of ``dim=``)."""
+    if axis is not None:
+        dim, _ = numpy_spelling("log_softmax", dim, axis)
     x, dim, axis, shifted = _prepare("log_softmax", input, dim, dtype)
     if shifted.size:  # (over no elements, the log of an empty sum would warn)
         shifted = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))

@@ -354,7 +354,7 @@ class ReciprocalBackward0(Node):
         return (-grad * result * result,)
 
 
-@op(ReciprocalBackward0)
+@op(ReciprocalBackward0, inplace=True)
 def reciprocal(input):
     """``1 / input``, element by element (``inf`` at 0)."""
     return unary("reciprocal", ReciprocalBackward0, input, _one_over, saves=OUTPUT, quiet=True)
@@ -467,7 +467,7 @@ def pow(input, exponent):
     return out
 
 
-@op()
+@op(inplace=True)
 def square(input):
     """``input ** 2``."""
     return pow(input, 2)

@@ -17,6 +17,7 @@ from ..tensor import Tensor
 from .declare import op
 from .methods import tensor_method
 from .elementwise import check_dtype, common_dtype
+from .reductions import normalize_dims, numpy_spelling
 from .operands import (broadcast_error, invalid_combination, operand, promoted, shape_of,
                        tensor_operand, zeros_like)
 
@@ -111,19 +112,31 @@ def isinf(input):
 
 
 @op()
-def any(input, dim=None, keepdim=False):
-    """Whether any element (along ``dim``) is nonzero, as a bool tensor."""
+def any(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """Whether any element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("any", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "any")
-    return Tensor._make(x._data.any(axis=None if dim is None else dtypes.dim_index(dim, x._data.ndim),
-                                    keepdims=keepdim))
+    return Tensor._make(x._data.any(axis=_logical_axis(dim, x._data.ndim), keepdims=keepdim))
+
+
+def _logical_axis(dim, ndim):
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        return normalize_dims(dim, ndim)
+    return dtypes.dim_index(dim, ndim) if ndim else None
 
 
 @op()
-def all(input, dim=None, keepdim=False):
-    """Whether every element (along ``dim``) is nonzero, as a bool tensor."""
+def all(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """Whether every element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("all", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "all")
-    return Tensor._make(x._data.all(axis=None if dim is None else dtypes.dim_index(dim, x._data.ndim),
-                                    keepdims=keepdim))
+    return Tensor._make(x._data.all(axis=_logical_axis(dim, x._data.ndim), keepdims=keepdim))
 
 
 @op()
@@ -149,6 +162,39 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
                                                       equal_nan=equal_nan))
 
 
+@op(method=False)
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` is among ``test_elements``, as a bool tensor.
+
+    Parameters
+    ----------
+    elements : Tensor or number
+    test_elements : Tensor or number
+        At least one of the two is a tensor; their dtypes are compared after promotion.
+    assume_unique : bool
+        Accepted for PyTorch's signature (a speed hint there).
+    invert : bool
+        Whether each element is *not* among them.
+
+    Returns
+    -------
+    Tensor
+        bool, of the shape of ``elements``, with no ``grad_fn``.
+    """
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments - got "
+                        f"({type(elements).__name__}, {type(test_elements).__name__}), but expected "
+                        "one of:\n * (Tensor elements, Tensor test_elements, *, bool assume_unique = "
+                        "False, bool invert = False)")
+    a = operand(elements, "isin", 1, "elements")
+    b = operand(test_elements, "isin", 2, "test_elements")
+    x, y = promoted(a, b)
+    xp = array_module(x if hasattr(x, "dtype") else y)
+    found = xp.isin(xp.asarray(x), xp.asarray(y).reshape(-1), assume_unique=assume_unique,
+                    invert=invert)
+    return Tensor._make(xp.asarray(found))
+
+
 # -- arg-extremes: integer results ------------------------------------------------------
 def _arg(op, input, dim, keepdim):
     x = tensor_operand(input, op)
@@ -171,14 +217,20 @@ def _arg(op, input, dim, keepdim):
 
 
 @op()
-def argmax(input, dim=None, keepdim=False):
-    """The index of the largest value: an int64 tensor with no ``grad_fn``."""
+def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """The index of the largest value: an int64 tensor with no ``grad_fn`` (``axis=``,
+    ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("argmax", dim, axis, keepdim, keepdims)
     return _arg("argmax", input, dim, keepdim)
 
 
 @op()
-def argmin(input, dim=None, keepdim=False):
-    """The index of the smallest value: an int64 tensor with no ``grad_fn``."""
+def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """The index of the smallest value: an int64 tensor with no ``grad_fn`` (``axis=``,
+    ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("argmin", dim, axis, keepdim, keepdims)
     return _arg("argmin", input, dim, keepdim)
 
 

@@ -1,14 +1,25 @@
-"""Elementwise math: exp, log, sqrt, sin, cos and abs, each one block (node, then function).
+"""Elementwise math of one tensor, each one block (node, then function): exp, log, sqrt
+and their relatives (log1p, expm1, log2, log10, exp2, rsqrt), the trigonometric and
+hyperbolic functions and their inverses, abs, frac and nan_to_num.
 
 Each derivative is written in what its node saves: the input (``log' = 1/x``) or the
-output (``exp' = exp(x)``, ``sqrt' = 1/(2 sqrt(x))``), whichever PyTorch saves.
+output (``exp' = exp(x)``, ``sqrt' = 1/(2 sqrt(x))``), whichever PyTorch saves. An integer
+tensor is computed in the default float dtype, as in PyTorch.
 """
+
+import math
 
 import numpy as np
 
+from ..autograd.graph import record, should_record
+from ..backend import array_module
 from ..core.node import Node
+from ..tensor import Tensor
 from .declare import op
-from .elementwise import INPUT, OUTPUT, unary
+from .elementwise import INPUT, OUTPUT, check_dtype, unary
+from .inplace import apply_inplace
+from .methods import tensor_method
+from .operands import tensor_operand
 
 
 class ExpBackward0(Node):
@@ -33,7 +44,7 @@ class LogBackward0(Node):
         return (grad / x,)
 
 
-@op(LogBackward0)
+@op(LogBackward0, inplace=True)
 def log(input):
     """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0)."""
     return unary("log", LogBackward0, input, np.log, saves=INPUT, quiet=True)
@@ -47,7 +58,7 @@ class SqrtBackward0(Node):
         return (grad / (2 * result),)
 
 
-@op(SqrtBackward0)
+@op(SqrtBackward0, inplace=True)
 def sqrt(input):
     """The square root of each element (``nan`` below 0)."""
     return unary("sqrt", SqrtBackward0, input, np.sqrt, saves=OUTPUT, quiet=True)
@@ -61,7 +72,7 @@ class SinBackward0(Node):
         return (grad * x.cos(),)
 
 
-@op(SinBackward0)
+@op(SinBackward0, inplace=True)
 def sin(input):
     """The sine of each element (in radians)."""
     return unary("sin", SinBackward0, input, np.sin, saves=INPUT)
@@ -75,7 +86,7 @@ class CosBackward0(Node):
         return (grad * -x.sin(),)
 
 
-@op(CosBackward0)
+@op(CosBackward0, inplace=True)
 def cos(input):
     """The cosine of each element (in radians)."""
     return unary("cos", CosBackward0, input, np.cos, saves=INPUT)
@@ -95,3 +106,478 @@ class AbsBackward0(Node):
 def abs(input):
     """The absolute value of each element (integers stay integers)."""
     return unary("abs", AbsBackward0, input, np.abs, saves=INPUT, integers=True)
+
+
+# -- relatives of exp and log ---------------------------------------------------------
+class Log1PBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad / (x + 1),)
+
+
+@op(Log1PBackward0, inplace=True)
+def log1p(input: Tensor) -> Tensor:
+    """``log(1 + x)`` of each element, accurate for small ``x``.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point (an integer input gives the default float dtype); ``nan`` below -1.
+    """
+    return unary("log1p", Log1PBackward0, input, np.log1p, saves=INPUT, quiet=True)
+
+
+class Expm1Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad * (result + 1),)
+
+
+@op(Expm1Backward0, inplace=True)
+def expm1(input: Tensor) -> Tensor:
+    """``exp(x) - 1`` of each element, accurate for small ``x``.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("expm1", Expm1Backward0, input, np.expm1, saves=OUTPUT, quiet=True)
+
+
+class Log2Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad / (x * math.log(2.0)),)
+
+
+@op(Log2Backward0, inplace=True)
+def log2(input: Tensor) -> Tensor:
+    """The base-2 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("log2", Log2Backward0, input, np.log2, saves=INPUT, quiet=True)
+
+
+class Log10Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad / (x * math.log(10.0)),)
+
+
+@op(Log10Backward0, inplace=True)
+def log10(input: Tensor) -> Tensor:
+    """The base-10 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("log10", Log10Backward0, input, np.log10, saves=INPUT, quiet=True)
+
+
+class Exp2Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad * result * math.log(2.0),)
+
+
+@op(Exp2Backward0, inplace=True)
+def exp2(input: Tensor) -> Tensor:
+    """``2`` to the power of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("exp2", Exp2Backward0, input, np.exp2, saves=OUTPUT, quiet=True)
+
+
+class RsqrtBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad * result ** 3 * -0.5,)
+
+
+def _rsqrt(data):
+    return 1 / np.sqrt(data)
+
+
+@op(RsqrtBackward0, inplace=True)
+def rsqrt(input: Tensor) -> Tensor:
+    """``1 / sqrt(x)`` of each element (``inf`` at 0, ``nan`` below).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("rsqrt", RsqrtBackward0, input, _rsqrt, saves=OUTPUT, quiet=True)
+
+
+# -- asinh_, acosh_, atanh_: in place, PyTorch gives them no derivative ----------------------
+class InplaceWithoutDerivative(Node):
+    """The node of an in-place op PyTorch defines no derivative for: backward raises."""
+
+    __slots__ = ()
+    op: str | None = None  # each subclass names its op
+
+    def apply(self, grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {self.op}' is not "
+                                  "implemented.")
+
+
+def _inplace_without_derivative(name, compute, node_cls):
+    """``Tensor.<name>_``: computes as ``<name>`` does, and records ``node_cls``, which raises
+    in backward (PyTorch's ``asinh_`` records AsinhBackward1, which does)."""
+    def function(input):
+        return unary(name, node_cls, input, compute, saves=None, quiet=True)
+
+    function.__name__ = name
+
+    @tensor_method(name + "_")
+    def method(self: Tensor) -> Tensor:
+        return apply_inplace(self, function)
+
+    method.__doc__ = (f"In place ``{name}``: changes this tensor and bumps its version "
+                      f"(chapter 05). As in PyTorch, backward through it raises.")
+    return method
+
+
+# -- trigonometric and hyperbolic functions, and their inverses --------------------------
+class TanBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (result,) = self.saved_values
+        return (grad * (result * result + 1),)
+
+
+@op(TanBackward0, inplace=True)
+def tan(input: Tensor) -> Tensor:
+    """The tangent of each element (in radians).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("tan", TanBackward0, input, np.tan, saves=OUTPUT)
+
+
+class AsinBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad * (1 - x * x).rsqrt(),)
+
+
+@op(AsinBackward0, aliases=("arcsin",), inplace=True)
+def asin(input: Tensor) -> Tensor:
+    """The inverse sine of each element, in ``[-pi/2, pi/2]`` (``nan`` outside ``[-1, 1]``).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("asin", AsinBackward0, input, np.arcsin, saves=INPUT, quiet=True)
+
+
+class AcosBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (-grad * (1 - x * x).rsqrt(),)
+
+
+@op(AcosBackward0, aliases=("arccos",), inplace=True)
+def acos(input: Tensor) -> Tensor:
+    """The inverse cosine of each element, in ``[0, pi]`` (``nan`` outside ``[-1, 1]``).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("acos", AcosBackward0, input, np.arccos, saves=INPUT, quiet=True)
+
+
+class AtanBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad / (x * x + 1),)
+
+
+@op(AtanBackward0, aliases=("arctan",), inplace=True)
+def atan(input: Tensor) -> Tensor:
+    """The inverse tangent of each element, in ``(-pi/2, pi/2)``.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("atan", AtanBackward0, input, np.arctan, saves=INPUT)
+
+
+class SinhBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad * x.cosh(),)
+
+
+@op(SinhBackward0, inplace=True)
+def sinh(input: Tensor) -> Tensor:
+    """The hyperbolic sine of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("sinh", SinhBackward0, input, np.sinh, saves=INPUT, quiet=True)
+
+
+class CoshBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad * x.sinh(),)
+
+
+@op(CoshBackward0, inplace=True)
+def cosh(input: Tensor) -> Tensor:
+    """The hyperbolic cosine of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("cosh", CoshBackward0, input, np.cosh, saves=INPUT, quiet=True)
+
+
+class AsinhBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad * (x * x + 1).rsqrt(),)
+
+
+class AsinhBackward1(InplaceWithoutDerivative):
+    __slots__ = ()
+    op = "asinh"
+
+
+@op(AsinhBackward0, AsinhBackward1, aliases=("arcsinh",))
+def asinh(input: Tensor) -> Tensor:
+    """The inverse hyperbolic sine of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("asinh", AsinhBackward0, input, np.arcsinh, saves=INPUT)
+
+
+asinh_ = _inplace_without_derivative("asinh", np.arcsinh, AsinhBackward1)
+
+
+class AcoshBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad * (x * x - 1).rsqrt(),)
+
+
+class AcoshBackward1(InplaceWithoutDerivative):
+    __slots__ = ()
+    op = "acosh"
+
+
+@op(AcoshBackward0, AcoshBackward1, aliases=("arccosh",))
+def acosh(input: Tensor) -> Tensor:
+    """The inverse hyperbolic cosine of each element (``nan`` below 1).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("acosh", AcoshBackward0, input, np.arccosh, saves=INPUT, quiet=True)
+
+
+acosh_ = _inplace_without_derivative("acosh", np.arccosh, AcoshBackward1)
+
+
+class AtanhBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad / (1 - x * x),)
+
+
+class AtanhBackward1(InplaceWithoutDerivative):
+    __slots__ = ()
+    op = "atanh"
+
+
+@op(AtanhBackward0, AtanhBackward1, aliases=("arctanh",))
+def atanh(input: Tensor) -> Tensor:
+    """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return unary("atanh", AtanhBackward0, input, np.arctanh, saves=INPUT, quiet=True)
+
+
+atanh_ = _inplace_without_derivative("atanh", np.arctanh, AtanhBackward1)
+
+
+# -- parts and repairs ------------------------------------------------------------------
+class FracBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad,)
+
+
+def _frac(data):
+    return data - np.trunc(data)
+
+
+@op(FracBackward0, inplace=True)
+def frac(input: Tensor) -> Tensor:
+    """The fractional part of each element, with its sign: ``x - trunc(x)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (PyTorch has no integer kernel).
+
+    Returns
+    -------
+    Tensor
+    """
+    check_dtype("frac", tensor_operand(input, "frac")._data.dtype)
+    return unary("frac", FracBackward0, input, _frac, saves=None, quiet=True)
+
+
+class NanToNumBackward0(Node):
+    """The gradient passes where the input was finite, and is 0 where it was replaced."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad * x.isfinite(),)
+
+
+@op(NanToNumBackward0, inplace=True)
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``.
+
+    Parameters
+    ----------
+    input : Tensor
+    nan : float
+        What NaN becomes (0 by default).
+    posinf, neginf : float, optional
+        What ±inf become; by default the largest and smallest finite value of the dtype.
+
+    Returns
+    -------
+    Tensor
+        The input's dtype; an integer or bool tensor is copied unchanged, as in PyTorch.
+    """
+    x = tensor_operand(input, "nan_to_num")
+    data = x._data
+    if data.dtype.kind != "f":
+        return Tensor._make(data.copy())
+    xp = array_module(data)
+    info = np.finfo(data.dtype)
+    out = Tensor._make(xp.nan_to_num(data, nan=nan, posinf=info.max if posinf is None else posinf,
+                                     neginf=info.min if neginf is None else neginf))
+    if should_record(x):
+        record(NanToNumBackward0, out, (x,), saved=(x,))
+    return out

@@ -15,12 +15,15 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.graph import OUTPUT, record, should_record
+from ..core.grad_mode import no_grad
 from ..core.node import Node
 from ..backend import array_module
 from ..tensor import Tensor
 from .selection import maximum, minimum, where
 from .declare import op
-from .operands import tensor_operand
+from .elementwise import meta, to_input
+from .operands import tensor_operand, zeros_like
+from .shape import cat
 
 
 def normalize_dims(dim, ndim):
@@ -44,6 +47,23 @@ def normalize_dims(dim, ndim):
     else:
         axes = (dtypes.dim_index(dim, ndim),)
     return axes if ndim else ()
+
+
+def numpy_spelling(op, dim, axis, keepdim=False, keepdims=None):
+    """``(dim, keepdim)`` from PyTorch's NumPy spellings, ``axis=`` for ``dim=`` and
+    ``keepdims=`` for ``keepdim=``; both spellings at once is PyTorch's TypeError.
+
+    Called only when an alias was given (``if axis is not None or keepdims is not None``),
+    so that calls without one pay two comparisons and nothing else."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}() got an unexpected keyword argument 'axis'")
+        dim = axis
+    if keepdims is not None:
+        if keepdim:
+            raise TypeError(f"{op}() got an unexpected keyword argument 'keepdims'")
+        keepdim = keepdims
+    return dim, keepdim
 
 
 def _kept_shape(shape, axes):
@@ -92,8 +112,11 @@ def _add_reduce(data, axis, dtype, keepdims):
 
 
 @op(SumBackward0, SumBackward1)
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """The sum of all elements, or along ``dim`` (integers sum to int64)."""
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    """The sum of all elements, or along ``dim`` (integers sum to int64); ``axis=`` and
+    ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("sum", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "sum")
     data = x._data
     axes = normalize_dims(dim, data.ndim)
@@ -138,8 +161,11 @@ class MeanBackward1(Node):
 
 
 @op(MeanBackward0, MeanBackward1)
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch)."""
+def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch);
+    ``axis=`` and ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("mean", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "mean")
     _require_float("mean", x, dtype)
     data = x._data if dtype is None else x._data.astype(dtypes.to_numpy_dtype(dtype, "mean"))
@@ -153,6 +179,185 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
             record(MeanBackward1, out, (x,), shape=data.shape, axes=axes, keepdim=keepdim,
                    count=count)
     return out
+
+
+# -- products and sums that skip NaN ----------------------------------------------------
+def prod_backward(grad, x, result, dim):
+    """PyTorch's prod_backward along ``dim`` (``None``: the whole tensor), in differentiable
+    operations: ``grad * result / x`` when the input has no zero; else each element's
+    product of the others, from running products from either end (no division, so exact
+    at the zeros; over the whole tensor, two zeros or more give 0, as in PyTorch)."""
+    if not x._data.ndim:
+        return grad.to(dtype=x.dtype)
+    zeros = int((x._data == 0).sum())
+    if not zeros:
+        return (grad * (result / x)).to(dtype=x.dtype)
+    if dim is None:
+        if zeros > 1:
+            return zeros_like(x)
+        return (grad * _products_of_others(x.reshape(-1), 0).view(x._data.shape)).to(dtype=x.dtype)
+    return (grad * _products_of_others(x, dim)).to(dtype=x.dtype)
+
+
+def _products_of_others(x, d):
+    """At each position along ``d``, the product of the other elements there."""
+    shape = x._data.shape
+    n = shape[d]
+    xp = array_module(x._data)
+    ones = Tensor._make(xp.ones(shape[:d] + (1,) + shape[d + 1:], x._data.dtype))
+    if n < 2:
+        return ones if n else x
+    head = x[(slice(None),) * d + (slice(0, n - 1),)]
+    before = cat([ones, head.cumprod(d)], d)
+    tail = flip(x, d)[(slice(None),) * d + (slice(0, n - 1),)]
+    after = flip(cat([ones, tail.cumprod(d)], d), d)
+    return before * after
+
+
+def flip(t, d):
+    """``t`` reversed along dimension ``d``, by indexing (differentiable, any order)."""
+    xp = array_module(t._data)
+    index = Tensor._make(xp.arange(t._data.shape[d] - 1, -1, -1))
+    return t[(slice(None),) * d + (index,)]
+
+
+class ProdBackward0(Node):
+    """Whole-tensor product: ``grad * result / x`` without zeros; with one zero, that
+    element gets the product of the others and the rest 0; with more, all get 0."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        return (prod_backward(grad, x, result, None),)
+
+
+class ProdBackward1(Node):
+    __slots__ = ("dim", "keepdim")
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        if not self.keepdim and x._data.ndim:
+            grad, result = grad.unsqueeze(self.dim), result.unsqueeze(self.dim)
+        return (prod_backward(grad, x, result, self.dim),)
+
+
+@op(ProdBackward0, ProdBackward1)
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None,
+         axis: int | None = None, keepdims: bool | None = None) -> Tensor:
+    """The product of all elements, or along one dimension ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        One dimension (PyTorch takes no tuple here); ``axis=`` is its NumPy spelling.
+    keepdim : bool
+        Keep ``dim`` with size 1 (``keepdims=`` is its NumPy spelling).
+    dtype : nbgrad.dtype, optional
+        The dtype to compute in; by default the input's, and int64 for integers and bools.
+
+    Returns
+    -------
+    Tensor
+        The product of no elements is 1. The gradient is exact where the input has zeros.
+    """
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("prod", dim, axis, keepdim, keepdims)
+    x = tensor_operand(input, "prod")
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("prod() received an invalid combination of arguments - got (tuple), but "
+                        "expected one of:\n * (Tensor input, *, torch.dtype dtype = None)\n"
+                        " * (Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None)")
+    data = x._data
+    want = _sum_dtype(data, dtype)
+    if dim is None:
+        out = Tensor._make(np.multiply.reduce(data, axis=None, dtype=want) if type(data) is np.ndarray
+                           else data.prod(dtype=want))
+        if should_record(x):
+            record(ProdBackward0, out, (x,), saved=(x, OUTPUT))
+        return out
+    d = dtypes.dim_index(dim, data.ndim)
+    out = Tensor._make(data.astype(want, copy=False) if not data.ndim
+                       else data.prod(axis=d, dtype=want, keepdims=keepdim))
+    if should_record(x):
+        record(ProdBackward1, out, (x,), saved=(x, OUTPUT), dim=d, keepdim=keepdim)
+    return out
+
+
+class NansumBackward0(Node):
+    """The gradient of a sum, and 0 at the NaNs it skipped."""
+
+    __slots__ = ("axes", "keepdim")
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        grad = _expand_back(grad, x._data.shape, self.axes, self.keepdim)
+        return ((grad * x.isnan().logical_not()).to(dtype=x.dtype),)
+
+
+@op(NansumBackward0)
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None,
+           keepdims: bool | None = None) -> Tensor:
+    """The sum of all elements, or along ``dim``, NaNs counted as 0.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of ints, optional
+        ``axis=`` is its NumPy spelling.
+    keepdim : bool
+        ``keepdims=`` is its NumPy spelling.
+    dtype : nbgrad.dtype, optional
+        The dtype to compute in (integers and bools sum to int64).
+
+    Returns
+    -------
+    Tensor
+    """
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("nansum", dim, axis, keepdim, keepdims)
+    x = tensor_operand(input, "nansum")
+    data = x._data
+    axes = normalize_dims(dim, data.ndim)
+    if data.dtype.kind == "f":
+        xp = array_module(data)
+        data = xp.where(xp.isnan(data), 0, data)
+    out = Tensor._make(_add_reduce(data, _axis(axes, data.ndim), _sum_dtype(data, dtype), keepdim))
+    if should_record(x):
+        record(NansumBackward0, out, (x,), saved=(x,), axes=axes, keepdim=keepdim)
+    return out
+
+
+@op()
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None,
+            keepdims: bool | None = None) -> Tensor:
+    """The mean of the elements that are not NaN, over all elements or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of ints, optional
+        ``axis=`` is its NumPy spelling.
+    keepdim : bool
+        ``keepdims=`` is its NumPy spelling.
+    dtype : nbgrad.dtype, optional
+
+    Returns
+    -------
+    Tensor
+        ``nansum / count``, as PyTorch composes it (its ``grad_fn`` is ``DivBackward0``);
+        NaN where every element is NaN.
+    """
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("nanmean", dim, axis, keepdim, keepdims)
+    x = tensor_operand(input, "nanmean")
+    if x._data.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but "
+                           f"got {dtypes.scalar_type_name(x._data.dtype)}")
+    count = x.isnan().logical_not().sum(dim, keepdim=keepdim)
+    return nansum(x, dim, keepdim, dtype=dtype) / count
 
 
 @op(export=False)
@@ -186,8 +391,22 @@ def _correction(unbiased, correction):
 
 def _spread(op, node_cls, finish, input, dim, unbiased, keepdim, correction):
     x = tensor_operand(input, op)
+    var, axes, correction, whole = variance(op, x, dim, unbiased, keepdim, correction)
+    data = x._data
+    out = Tensor._make(finish(var).astype(data.dtype, copy=False))
+    if should_record(x):
+        saved = (x,) if node_cls is VarBackward0 else (x, OUTPUT)
+        record(node_cls, out, (x,), saved=saved, shape=data.shape, axes=axes,
+               keepdim=keepdim, correction=correction, whole=whole)
+    return out
+
+
+def variance(op, x, dim, unbiased, keepdim, correction, stacklevel=4):
+    """The variance array of ``x`` along ``dim``, and what its backward needs: ``(var,
+    axes, correction, whole)``; PyTorch's checks and warning on the way."""
     if x._data.dtype.kind != "f":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        name = op if op.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
         dim, unbiased = None, dim
     correction = _correction(unbiased, correction)
@@ -198,18 +417,13 @@ def _spread(op, node_cls, finish, input, dim, unbiased, keepdim, correction):
     if n - correction <= 0:
         warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel)
     # Written out rather than NumPy's var, which warns over no elements or no degrees of
     # freedom; PyTorch divides by max(n - correction, 0): inf, or nan for 0 / 0.
     with np.errstate(divide="ignore", invalid="ignore"):
         centered = data - data.sum(axis=axis, keepdims=True) / n
         var = (centered * centered).sum(axis=axis, keepdims=keepdim) / builtins.max(n - correction, 0)
-    out = Tensor._make(finish(var).astype(data.dtype, copy=False))
-    if should_record(x):
-        saved = (x,) if node_cls is VarBackward0 else (x, OUTPUT)
-        record(node_cls, out, (x,), saved=saved, shape=data.shape, axes=axes,
-               keepdim=keepdim, correction=correction, whole=dim is None or not data.ndim)
-    return out
+    return var, axes, correction, dim is None or not data.ndim
 
 
 def var_backward(grad, x, shape, axes, keepdim, correction, whole):
@@ -234,8 +448,11 @@ class VarBackward0(Node):
 
 
 @op(VarBackward0)
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """The variance along ``dim`` (or of all elements), with Bessel's correction by default."""
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    """The variance along ``dim`` (or of all elements), with Bessel's correction by default
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("var", dim, axis, keepdim, keepdims)
     return _spread("var", VarBackward0, lambda v: v, input, dim, unbiased, keepdim, correction)
 
 
@@ -253,26 +470,36 @@ class StdBackward0(Node):
 
 
 @op(StdBackward0)
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """The standard deviation: the square root of ``var``."""
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    """The standard deviation: the square root of ``var`` (``axis=``, ``keepdims=``: NumPy's
+    spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("std", dim, axis, keepdim, keepdims)
     return _spread("std", StdBackward0, np.sqrt, input, dim, unbiased, keepdim, correction)
 
 
 # -- extremes ---------------------------------------------------------------------------
-def _return_type(name):
-    base = collections.namedtuple(name, ["values", "indices"])
+def _return_type(name, fields=("values", "indices")):
+    base = collections.namedtuple(name, fields)
 
     def __repr__(self):
-        return f"nbgrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+        parts = ",\n".join(f"{field}={value!r}" for field, value in zip(fields, self))
+        return f"nbgrad.return_types.{name}(\n{parts})"
 
     return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
 
 
 class return_types:
-    """The named tuples PyTorch returns from ``max(dim)`` and ``min(dim)``."""
+    """The named tuples PyTorch returns from ``max(dim)``, ``min(dim)``, ``median(dim)``,
+    ``cummax``, ``aminmax`` and their kin."""
 
     max = _return_type("max")
     min = _return_type("min")
+    median = _return_type("median")
+    nanmedian = _return_type("nanmedian")
+    cummax = _return_type("cummax")
+    cummin = _return_type("cummin")
+    aminmax = _return_type("aminmax", ("min", "max"))
 
 
 def _check_nonempty(op, data, dim):
@@ -360,8 +587,11 @@ class MaxBackward0(Node):
 
 
 @op(MaxBackward1, MaxBackward0)
-def max(input, dim=None, keepdim=False, *, other=None):
-    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``."""
+def max(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
+    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("max", dim, axis, keepdim, keepdims)
     return _extreme("max", input, dim, keepdim, other, True)
 
 
@@ -374,8 +604,11 @@ class MinBackward0(MaxBackward0):
 
 
 @op(MinBackward1, MinBackward0)
-def min(input, dim=None, keepdim=False, *, other=None):
-    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``."""
+def min(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
+    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``
+    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("min", dim, axis, keepdim, keepdims)
     return _extreme("min", input, dim, keepdim, other, False)
 
 
@@ -407,8 +640,11 @@ class AmaxBackward0(Node):
 
 
 @op(AmaxBackward0)
-def amax(input, dim=(), keepdim=False):
-    """The largest values along ``dim`` (ties share the gradient evenly)."""
+def amax(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
+    """The largest values along ``dim`` (ties share the gradient evenly; ``axis=``,
+    ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("amax", None if dim == () else dim, axis, keepdim, keepdims)
     return _a_extreme("amax", AmaxBackward0, input, dim, keepdim, True)
 
 
@@ -417,12 +653,38 @@ class AminBackward0(AmaxBackward0):
 
 
 @op(AminBackward0)
-def amin(input, dim=(), keepdim=False):
-    """The smallest values along ``dim`` (ties share the gradient evenly)."""
+def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
+    """The smallest values along ``dim`` (ties share the gradient evenly; ``axis=``,
+    ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("amin", None if dim == () else dim, axis, keepdim, keepdims)
     return _a_extreme("amin", AminBackward0, input, dim, keepdim, False)
 
 
 # -- norms and log-sum-exp --------------------------------------------------------------
+def norm_backward(grad, x, result, p, axes, keepdim):
+    """The gradient of ``result = ||x||_p`` over ``axes``; ``None`` for p = 0."""
+    shape = x._data.shape
+    if not keepdim:
+        grad = grad.reshape(_kept_shape(shape, axes))
+        result = result.reshape(_kept_shape(shape, axes))
+    if p == 0:  # a count of nonzeros: PyTorch gives no gradient at all
+        return None
+    if p == 1:
+        return x.sign() * grad
+    if p == 2:  # x / |x|, taken as 0 at |x| = 0 (where PyTorch's 2nd derivative is nan)
+        return grad * (x / result).masked_fill(result == 0, 0.0)
+    if math.isinf(p):  # amax/amin of |x|: shared among the extremes, a NaN counted as one
+        magnitude = x.abs()
+        extremes = (magnitude == result) | magnitude.isnan()
+        return x.sign() * ((grad / extremes.sum(axes, keepdim=True)) * extremes)
+    if p < 1:
+        scaled = (x.sign() * x.abs() ** (p - 1)).masked_fill(x == 0, 0.0)
+        return scaled * grad * result ** (1 - p)
+    scaled = x.sign() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+    return scaled * (grad / result ** (p - 1)).masked_fill(result == 0, 0.0)
+
+
 class LinalgVectorNormBackward0(Node):
     """PyTorch's norm_backward, case by case in ``p``."""
 
@@ -430,26 +692,7 @@ class LinalgVectorNormBackward0(Node):
 
     def apply(self, grad):
         x, result = self.saved_values
-        shape = x._data.shape
-        if not self.keepdim:
-            grad = grad.reshape(_kept_shape(shape, self.axes))
-            result = result.reshape(_kept_shape(shape, self.axes))
-        p = self.ord
-        if p == 0:  # a count of nonzeros: PyTorch gives no gradient at all
-            return (None,)
-        if p == 1:
-            return (x.sign() * grad,)
-        if p == 2:  # x / |x|, taken as 0 at |x| = 0 (where PyTorch's 2nd derivative is nan)
-            return (grad * (x / result).masked_fill(result == 0, 0.0),)
-        if math.isinf(p):  # amax/amin of |x|: shared among the extremes, a NaN counted as one
-            magnitude = x.abs()
-            extremes = (magnitude == result) | magnitude.isnan()
-            return (x.sign() * ((grad / extremes.sum(self.axes, keepdim=True)) * extremes),)
-        if p < 1:
-            scaled = (x.sign() * x.abs() ** (p - 1)).masked_fill(x == 0, 0.0)
-            return (scaled * grad * result ** (1 - p),)
-        scaled = x.sign() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
-        return (scaled * (grad / result ** (p - 1)).masked_fill(result == 0, 0.0),)
+        return (norm_backward(grad, x, result, self.ord, self.axes, self.keepdim),)
 
 
 def _order_name(p):
@@ -529,6 +772,114 @@ def _norm_dtype(input_dtype, dtype):
     return wanted
 
 
+class DistBackward0(Node):
+    """The norm's gradient with respect to ``input - other``, to each operand (negated for
+    ``other``), summed back over broadcast dimensions."""
+
+    __slots__ = ("metas", "ord")
+
+    def apply(self, grad):
+        x, y, result = self.saved_values
+        diff = x - y
+        grad_diff = norm_backward(grad, diff, result, self.ord, tuple(range(diff._data.ndim)), False)
+        if grad_diff is None:
+            return None, None
+        x_fn, y_fn = self._next_nodes
+        return (to_input(grad_diff, self.metas[0]) if x_fn is not None else None,
+                to_input(-grad_diff, self.metas[1]) if y_fn is not None else None)
+
+
+@op(DistBackward0)
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast), over all elements.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Floating point, broadcast together.
+    p : float
+        The order of the norm (any real, ``inf`` and ``-inf``; 0 counts the differences).
+
+    Returns
+    -------
+    Tensor
+        0-d.
+    """
+    x = tensor_operand(input, "dist")
+    y = tensor_operand(other, "dist", 2, "other")
+    with no_grad():
+        diff = x - y  # first, as PyTorch: two bool tensors are refused by the subtraction
+        if diff._data.dtype.kind != "f":
+            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                               f"Got {dtypes.scalar_type_name(diff._data.dtype)} instead.")
+        result = norm(diff, p)
+    if should_record(x, y):
+        record(DistBackward0, result, (x, y), saved=(x, y, OUTPUT), ord=p,
+               metas=(meta(x, diff), meta(y, diff)))
+    return result
+
+
+class CdistBackward0(Node):
+    """Each pair's norm gradient with respect to ``x1[i] - x2[j]``, summed over the other
+    set's rows (negated for ``x2``)."""
+
+    __slots__ = ("ord",)
+
+    def apply(self, grad):
+        x1, x2, result = self.saved_values
+        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        last = diff._data.ndim - 1
+        pair = norm_backward(grad.unsqueeze(-1), diff, result.unsqueeze(-1), self.ord, (last,), True)
+        if pair is None:
+            return None, None
+        x1_fn, x2_fn = self._next_nodes
+        return (pair.sum(-2) if x1_fn is not None else None,
+                -pair.sum(-3) if x2_fn is not None else None)
+
+
+@op(CdistBackward0, method=False)
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2``.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        ``(..., P, M)``, floating point.
+    x2 : Tensor
+        ``(..., R, M)``, the same batch dimensions and dtype.
+    p : float
+        The order of the norm, ``p >= 0`` (``inf`` included).
+    compute_mode : str, optional
+        Accepted for PyTorch's signature (PyTorch's choice of a matrix-product shortcut
+        for p = 2); nbgrad computes every difference.
+
+    Returns
+    -------
+    Tensor
+        ``(..., P, R)``.
+    """
+    a = tensor_operand(x1, "cdist", 1, "x1")
+    b = tensor_operand(x2, "cdist", 2, "x2")
+    for name, t in (("X1", a), ("X2", b)):
+        if t._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t._data.ndim}D")
+    if a._data.shape[-1] != b._data.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a._data.shape[-1]} "
+                           f"X2: {b._data.shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got: {p}")
+    for t in (a, b):
+        if t._data.dtype.kind != "f":
+            raise RuntimeError("cdist only supports floating-point dtypes, X1 got: "
+                               f"{dtypes.scalar_type_name(a._data.dtype)}")
+    with no_grad():
+        diff = a.unsqueeze(-2) - b.unsqueeze(-3)
+        result = norm(diff, p, dim=-1)
+    if should_record(a, b):
+        record(CdistBackward0, result, (a, b), saved=(a, b, OUTPUT), ord=p)
+    return result
+
+
 def peak(data, axis):
     """The largest value along ``axis``, dimensions kept (what a log-sum-exp subtracts);
     ``-inf`` over no elements, where NumPy's max has no identity."""
@@ -549,8 +900,13 @@ class LogsumexpBackward0(Node):
 
 
 @op(LogsumexpBackward0)
-def logsumexp(input, dim, keepdim=False):
-    """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements)."""
+def logsumexp(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements;
+    ``axis=``, ``keepdims=``: NumPy's spellings)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = numpy_spelling("logsumexp", dim, axis, keepdim, keepdims)
+    if dim is None:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     x = tensor_operand(input, "logsumexp")
     data = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().numpy)
     axes = normalize_dims(dim, data.ndim)

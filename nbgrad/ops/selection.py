@@ -79,8 +79,12 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if all(b is None or isinstance(b, Tensor) for b in bounds):
-        return _clamp_tensors(x, min, max)
+        return _clamp_tensors(x, min, max, ClampBackward0)
     low, high = (_number_bound(b, bounds) for b in bounds)
+    return _clamp_numbers(x, low, high, ClampBackward1)
+
+
+def _clamp_numbers(x, low, high, node_cls):
     data = x._data
     if isinstance(low, float) or isinstance(high, float):
         data = floating(data)
@@ -92,7 +96,7 @@ def clamp(input, min=None, max=None):
         data = xp.minimum(data, high)
     out = Tensor._make(data)
     if should_record(x):
-        record(ClampBackward1, out, (x,), saved=(x,), min=low, max=high)
+        record(node_cls, out, (x,), saved=(x,), min=low, max=high)
     return out
 
 
@@ -115,7 +119,97 @@ def _number_bound(bound, bounds):
     )
 
 
-def _clamp_tensors(x, low, high):
+def _one_sided(op, name, number_node, tensor_node, input, bound):
+    """``clamp_min``/``clamp_max``: one bound, a tensor or a number, and nodes of their own."""
+    x = tensor_operand(input, op)
+    if isinstance(bound, Tensor):
+        a, b, out, recording = binary(op, x, bound, np.maximum if name == "min" else np.minimum)
+        if recording:
+            record(tensor_node, out, (a, b), saved=(a, b), metas=metas(a, b, out))
+        return out
+    if isinstance(bound, np.generic):
+        bound = bound.item()
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got (Tensor, "
+            f"{type(bound).__name__}), but expected one of:\n * (Tensor input, Tensor {name})\n"
+            f" * (Tensor input, Number {name})")
+    return _clamp_numbers(x, *_sided(name, bound), number_node)
+
+
+def _sided(name, bound):
+    return (bound, None) if name == "min" else (None, bound)
+
+
+def _one_sided_grads(node, grad, to_x, to_bound):
+    x_fn, bound_fn = node._next_nodes
+    return (to_input(grad.where(to_x, 0.0), node.metas[0]) if x_fn is not None else None,
+            to_input(grad.where(to_bound, 0.0), node.metas[1]) if bound_fn is not None else None)
+
+
+class ClampMinBackward0(ClampBackward1):
+    __slots__ = ()
+
+
+class ClampMinBackward1(Node):
+    """A tensor bound: ``x`` gets the gradient where ``x >= min``, ``min`` where ``x < min``."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        x, bound = self.saved_values
+        return _one_sided_grads(self, grad, x >= bound, x < bound)
+
+
+@op(ClampMinBackward0, ClampMinBackward1, inplace=True)
+def clamp_min(input: Tensor, min: Tensor | float) -> Tensor:
+    """Each element at least ``min``: ``clamp(input, min=min)``, with PyTorch's own nodes.
+
+    Parameters
+    ----------
+    input : Tensor
+    min : Tensor or number
+        A tensor bound broadcasts with ``input`` and gets its share of the gradient.
+
+    Returns
+    -------
+    Tensor
+    """
+    return _one_sided("clamp_min", "min", ClampMinBackward0, ClampMinBackward1, input, min)
+
+
+class ClampMaxBackward0(ClampBackward1):
+    __slots__ = ()
+
+
+class ClampMaxBackward1(Node):
+    """A tensor bound: ``x`` gets the gradient where ``x <= max``, ``max`` where ``x > max``."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        x, bound = self.saved_values
+        return _one_sided_grads(self, grad, x <= bound, x > bound)
+
+
+@op(ClampMaxBackward0, ClampMaxBackward1, inplace=True)
+def clamp_max(input: Tensor, max: Tensor | float) -> Tensor:
+    """Each element at most ``max``: ``clamp(input, max=max)``, with PyTorch's own nodes.
+
+    Parameters
+    ----------
+    input : Tensor
+    max : Tensor or number
+        A tensor bound broadcasts with ``input`` and gets its share of the gradient.
+
+    Returns
+    -------
+    Tensor
+    """
+    return _one_sided("clamp_max", "max", ClampMaxBackward0, ClampMaxBackward1, input, max)
+
+
+def _clamp_tensors(x, low, high, node_cls):
     same_device(x, low, high)
     operands = [t for t in (x, low, high) if t is not None]
     want = dtypes.result_type(*(t._data for t in operands))
@@ -130,7 +224,7 @@ def _clamp_tensors(x, low, high):
         raise _first_broadcast_error([t._data.shape for t in operands]) from None
     out = Tensor._make(data)
     if should_record(*operands):
-        record(ClampBackward0, out, (x, low, high), saved=(x, low, high),
+        record(node_cls, out, (x, low, high), saved=(x, low, high),
                metas=tuple(None if t is None else meta(t, out) for t in (x, low, high)))
     return out
 
