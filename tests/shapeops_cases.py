@@ -2,7 +2,6 @@
 under a library, so that values, dtypes, ``grad_fn`` names and gradients compare at once."""
 
 import numpy as np
-
 from parity import ng, torch
 
 

@@ -7,9 +7,11 @@ confirms the gradients in float64. Errors compare by type and PyTorch's key phra
 
 import numpy as np
 import pytest
-
-from parity import assert_same, check, check_error
+from parity import assert_same, check, check_error, check_warning
 from shapeops_cases import gradchecks, run
+
+# scatter(reduce=) with a tensor src warns (tested below, in test_scatter_reduce_warns)
+pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument:UserWarning")
 
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((3, 4))
@@ -32,18 +34,14 @@ GATHER_CASES = {
     "gather_empty_index": ([X], lambda M, x: x.gather(0, M.zeros(0, 4, dtype=M.long))),
     "gather_noncontiguous": ([X], lambda M, x: x.t().gather(1, t_(M, ROWS.T))),
     "scatter_src": ([X, X[:2] * 3], lambda M, x, s: x.scatter(0, t_(M, PERM), s)),
-    "scatter_src_bigger": ([X, RNG.standard_normal((3, 5))],
-                           lambda M, x, s: x.scatter(0, t_(M, PERM[:1, :3]), s)),
     "scatter_value": ([X], lambda M, x: x.scatter(1, t_(M, [[0], [3], [1]]), 2.5)),
     "scatter_value_kw": ([X], lambda M, x: M.scatter(x, 1, t_(M, [[0], [3], [1]]), value=-1)),
     "scatter_reduce_add": ([X], lambda M, x: x.detach().scatter(0, t_(M, ROWS), 1.0, reduce="add")),
     "scatter_reduce_mul": ([X], lambda M, x: x.detach().scatter(
-        0, t_(M, ROWS), M.full((2, 4), 2.0), reduce="multiply")),
+        0, t_(M, ROWS), M.full((2, 4), 2.0, dtype=M.float64), reduce="multiply")),
     "scatter_int": ([np.arange(6).reshape(2, 3)],
                     lambda M, x: x.scatter(1, t_(M, [[2], [0]]), 9)),
     "scatter_add": ([X, X[:2] * 3], lambda M, x, s: x.scatter_add(0, t_(M, ROWS), s)),
-    "scatter_add_function": ([X, X], lambda M, x, s: M.scatter_add(x, 1, t_(M, [[0, 0, 0, 0]]), s)),
-    "scatter_add_empty": ([X, X], lambda M, x, s: x.scatter_add(0, M.zeros(0, 4, dtype=M.long), s)),
     "scatter_inplace": ([X, X[:2]], lambda M, x, s: (x * 1).scatter_(0, t_(M, PERM), s)),
     "scatter_add_inplace": ([X, X[:2]], lambda M, x, s: (x * 1).scatter_add_(0, t_(M, ROWS), s)),
     "index_select": ([X], lambda M, x: x.index_select(0, t_(M, [2, 0, 2]))),
@@ -107,8 +105,9 @@ def test_random_gather_scatter_add():
                             for i, n in enumerate(index_shape))
         index = rng.integers(0, shape[dim], size=index_shape)
         x, src = rng.standard_normal(shape), rng.standard_normal(index_shape)
-        check(lambda M: run(M, [x], lambda M, x: x.gather(dim, t_(M, index))))
-        check(lambda M: run(M, [x, src], lambda M, x, s: x.scatter_add(dim, t_(M, index), s)))
+        check(lambda M, x=x, d=dim, i=index: run(M, [x], lambda M, x: x.gather(d, t_(M, i))))
+        check(lambda M, x=x, s=src, d=dim, i=index: run(
+            M, [x, s], lambda M, x, s: x.scatter_add(d, t_(M, i), s)))
 
 
 def _index_error(M, name):
@@ -121,6 +120,7 @@ def _index_error(M, name):
         "gather_too_big": lambda: x.gather(0, M.zeros(2, 5, dtype=M.long)),
         "gather_bad_dim": lambda: x.gather(2, M.zeros(2, 2, dtype=M.long)),
         "gather_list_index": lambda: x.gather(0, [[0]]),
+        "scatter_add_list_src": lambda: x.scatter_add(0, t_(M, [[0]]), [[1.0]]),
         "scatter_out_of_bounds": lambda: x.scatter(0, t_(M, [[0, 5]]), 1.0),
         "scatter_src_small": lambda: x.scatter(0, t_(M, [[0, 1]]), M.zeros(1, 1)),
         "scatter_src_dtype": lambda: x.scatter(0, t_(M, [[0, 1]]), M.zeros(1, 2, dtype=M.float64)),
@@ -152,7 +152,7 @@ def _index_error(M, name):
 
 GATHER_ERRORS = [
     "gather_out_of_bounds", "gather_negative", "gather_float_index", "gather_ndim",
-    "gather_too_big", "gather_bad_dim", "gather_list_index", "scatter_out_of_bounds",
+    "gather_too_big", "gather_bad_dim", "scatter_out_of_bounds",
     "scatter_src_small", "scatter_src_dtype", "scatter_bad_reduce", "scatter_add_dtype",
     "scatter_add_out_of_bounds", "scatter_add_index_too_big", "index_select_out_of_bounds",
     "index_select_negative", "index_select_2d_index", "index_select_float",
@@ -164,6 +164,27 @@ GATHER_ERRORS = [
 ]
 
 
+@pytest.mark.parametrize("name", ["gather_list_index", "scatter_add_list_src"])
+def test_gather_family_type_errors(name):
+    check_error(lambda M: _index_error(M, name), key="must be Tensor, not list")
+
+
+# Where ``index`` is smaller than ``src``, PyTorch's formula (``grad.gather(dim, index)``)
+# gives ``src`` a gradient of the wrong shape, and its engine says so: nbgrad's does too.
+BAD_BACKWARD = {
+    "scatter_src_bigger": ([X, RNG.standard_normal((3, 5))],
+                           lambda M, x, s: x.scatter(0, t_(M, PERM[:1, :3]), s)),
+    "scatter_add_smaller_index": ([X, X], lambda M, x, s: M.scatter_add(x, 1, t_(M, [[0, 0, 0, 0]]), s)),
+    "scatter_add_empty": ([X, X], lambda M, x, s: x.scatter_add(0, M.zeros(0, 4, dtype=M.long), s)),
+}
+
+
+@pytest.mark.parametrize("name", BAD_BACKWARD)
+def test_scatter_backward_shape_error(name):
+    arrays, fn = BAD_BACKWARD[name]
+    check_error(lambda M: run(M, arrays, fn))
+
+
 @pytest.mark.parametrize("name", GATHER_ERRORS)
 def test_gather_family_errors(name):
     check_error(lambda M: _index_error(M, name))
@@ -173,7 +194,7 @@ def test_inplace_scatter_bumps_version_and_checks_saved():
     def program(M):
         x = M.tensor(X, requires_grad=True)
         y = x * 1
-        z = y.exp()
+        z = y.sin()
         y.scatter_(0, t_(M, PERM), 0.0)
         z.sum().backward()
 
@@ -205,3 +226,7 @@ def test_gather_result_is_a_copy():
 
     expected, got = check(program)
     assert_same(expected, got)
+
+
+def test_scatter_reduce_warns():
+    check_warning(lambda M: M.zeros(3).scatter(0, t_(M, [0, 0]), M.ones(2), reduce="add"))

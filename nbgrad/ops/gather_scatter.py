@@ -12,6 +12,8 @@ bounds, and so does nbgrad.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes
@@ -27,8 +29,8 @@ from .operands import broadcast_error, same_device, tensor_operand
 _INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
 
 
-def _index_operand(index, op, position=3):
-    return tensor_operand(index, op, position, "index")
+def _index_operand(index, op):
+    return tensor_operand(index, op, 2, "index")  # as PyTorch counts it for the method
 
 
 def _dtype_name(array):
@@ -173,17 +175,32 @@ def _scatter_values(op, x, src, index_shape):
     return array_module(x._data).asarray(src).astype(x._data.dtype)
 
 
+def _src_grad(node, grad, index):
+    """``grad.gather(dim, index)``, PyTorch's gradient of a scatter's ``src``. It is shaped
+    like ``index``, which may be smaller than ``src``: PyTorch's engine then refuses it, and
+    so does this (nbgrad's engine trusts a node's gradients to have their inputs' shapes)."""
+    out = gather(grad, node.dim, index)
+    shape = node.src_shape
+    if out._data.shape != shape:
+        got = out._data.shape
+        if len(got) != len(shape) or any(s not in (1, g) for s, g in zip(shape, got)):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index 1 - "
+                               f"got {list(got)} but expected shape compatible with {list(shape)}")
+        out = out.sum_to_size(shape)
+    return out
+
+
 class ScatterBackward0(Node):
     """``src`` written over ``input``: the input's gradient is zero where it was overwritten,
     ``src``'s is read back from where it went (``gather``)."""
 
-    __slots__ = ("dim",)
+    __slots__ = ("dim", "src_shape")
 
     def apply(self, grad):
         (index,) = self.saved_values
         input_fn, src_fn = self._next_nodes
         grad_input = scatter(grad, self.dim, index, 0) if input_fn is not None else None
-        grad_src = gather(grad, self.dim, index) if src_fn is not None else None
+        grad_src = _src_grad(self, grad, index) if src_fn is not None else None
         return grad_input, grad_src
 
 
@@ -233,9 +250,12 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
         src = value
     if src is None:
         raise TypeError("scatter() missing required argument 'src' (or 'value')")
-    if reduce is not None and reduce not in ("add", "multiply"):
-        raise RuntimeError("reduce argument must be either add or multiply.")
     is_tensor = isinstance(src, Tensor)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if is_tensor:
+            warnings.warn(_REDUCE_WARNING, UserWarning, stacklevel=2)
     same_device(x, index, src)
     data, idx, d = _gather_index("scatter", x, dim, index, src._data if is_tensor else None)
     values = _scatter_values("scatter", x, src, idx.shape)
@@ -246,7 +266,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
                                       "(PyTorch: use scatter_reduce)")
     elif is_tensor:
         if should_record(x, src):
-            record(ScatterBackward0, out, (x, src), saved=(index,), dim=d)
+            record(ScatterBackward0, out, (x, src), saved=(index,), dim=d,
+                   src_shape=src._data.shape)
     elif should_record(x):
         record(ScatterBackward1, out, (x,), saved=(index,), dim=d)
     return out
@@ -255,12 +276,12 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
 class ScatterAddBackward0(Node):
     """The input's gradient passes unchanged; ``src``'s is read back with ``gather``."""
 
-    __slots__ = ("dim",)
+    __slots__ = ("dim", "src_shape")
 
     def apply(self, grad):
         (index,) = self.saved_values
         input_fn, src_fn = self._next_nodes
-        grad_src = gather(grad, self.dim, index) if src_fn is not None else None
+        grad_src = _src_grad(self, grad, index) if src_fn is not None else None
         return (grad if input_fn is not None else None), grad_src
 
 
@@ -285,13 +306,14 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """
     x = tensor_operand(input, "scatter_add")
     index = _index_operand(index, "scatter_add")
-    src = tensor_operand(src, "scatter_add", 4, "src")
+    src = tensor_operand(src, "scatter_add", 3, "src")
     same_device(x, index, src)
     data, idx, d = _gather_index("scatter", x, dim, index, src._data)
     values = _scatter_values("scatter", x, src, idx.shape)
     out = Tensor._make(_scattered(data, idx, d, values, "add").reshape(x._data.shape))
     if should_record(x, src):
-        record(ScatterAddBackward0, out, (x, src), saved=(index,), dim=d)
+        record(ScatterAddBackward0, out, (x, src), saved=(index,), dim=d,
+               src_shape=src._data.shape)
     return out
 
 
@@ -364,35 +386,37 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return out
 
 
-def _check_source(op, x, data, d, idx, source):
-    """PyTorch's checks of the ``source`` of ``index_add`` and ``index_copy``."""
+def _check_source(op, x, d, idx, source):
+    """PyTorch's checks of the ``source`` of ``index_add`` and ``index_copy``; returns its
+    array shaped as the rows it writes (0-d as 1-d)."""
     src = source._data
     if op == "index_copy_" and src.dtype != x._data.dtype:
         raise RuntimeError(
             f"index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{_dtype_name(x._data)} and (source) {_dtype_name(src)}")
-    src_shape = _as_1d(src).shape if x._data.ndim else src.shape
-    if len(src_shape) != data.ndim or any(a != b for axis, (a, b) in
-                                          enumerate(zip(src_shape, data.shape)) if axis != d):
-        if not (src.ndim == 0 and idx.size == 1 and x._data.ndim == 0):
-            raise RuntimeError(
-                "source tensor shape must match self tensor shape, excluding the specified "
-                f"dimension. Got self.shape = {list(x.shape)} source.shape = {list(source.shape)}")
-    if src_shape[d] != idx.size:
+    shape = x._data.shape
+    one_row = op == "index_copy_" and src.ndim == 0 and idx.size == 1  # index_copy_ allows it
+    if not one_row and (src.ndim != len(shape) or any(
+            a != b for axis, (a, b) in enumerate(zip(src.shape, shape)) if axis != d)):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(shape)} source.shape = {list(src.shape)}")
+    rows = _as_1d(src) if one_row or not shape else src
+    if rows.shape[d] != idx.size:
         raise RuntimeError(
             f"{op}(): Number of indices ({idx.size}) should be equal to source.size(dim): "
-            f"({src_shape[d]}), for dim: {d}")
+            f"({rows.shape[d]}), for dim: {d}")
     if op == "index_add_" and src.dtype != x._data.dtype:
         raise RuntimeError(f"index_add_(): self ({_dtype_name(x._data)}) and source "
                            f"({_dtype_name(src)}) must have the same scalar type")
-    return src.reshape(src_shape)
+    return rows
 
 
 class IndexAddBackward0(Node):
     """The input's gradient passes unchanged; ``source``'s is read back (``index_select``),
     times ``alpha``."""
 
-    __slots__ = ("dim", "alpha", "source_shape")
+    __slots__ = ("alpha", "dim", "source_shape")
 
     def apply(self, grad):
         (index,) = self.saved_values
@@ -429,11 +453,11 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
     """
     x = tensor_operand(input, "index_add")
     index = _index_operand(index, "index_add")
-    source = tensor_operand(source, "index_add", 4, "source")
+    source = tensor_operand(source, "index_add", 3, "source")
     same_device(x, index, source)
     data, idx, d = _vector_index("index_add", x, dim, index, "index_add_")
     _check_bounds(idx, d, data.shape[d])
-    src = _check_source("index_add_", x, data, d, idx, source)
+    src = _check_source("index_add_", x, d, idx, source)
     if alpha != 1:
         src = src * array_module(src).asarray(alpha).astype(src.dtype)
     result = data.copy()
@@ -480,10 +504,10 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     """
     x = tensor_operand(input, "index_copy")
     index = _index_operand(index, "index_copy")
-    source = tensor_operand(source, "index_copy", 4, "source")
+    source = tensor_operand(source, "index_copy", 3, "source")
     same_device(x, index, source)
     data, idx, d = _vector_index("index_copy", x, dim, index, "index_copy_")
-    src = _check_source("index_copy_", x, data, d, idx, source)
+    src = _check_source("index_copy_", x, d, idx, source)
     _check_bounds(idx, d, data.shape[d], "index_copy_(): ", IndexError)
     result = data.copy()
     result[_along(d, idx)] = src
@@ -567,7 +591,7 @@ class MaskedSelectBackward0(Node):
     """The gradient goes back where the mask was on (zeros elsewhere), summed back over
     what the mask broadcast ``input`` to."""
 
-    __slots__ = ("shape", "meta")
+    __slots__ = ("meta", "shape")
 
     def apply(self, grad):
         (mask,) = self.saved_values
@@ -602,7 +626,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     try:
         shape = np.broadcast_shapes(x._data.shape, m._data.shape)
     except ValueError:
-        raise broadcast_error(x._data.shape, m._data.shape) from None
+        raise broadcast_error(m._data.shape, x._data.shape) from None
     out = Tensor._make(xp.broadcast_to(x._data, shape)[xp.broadcast_to(m._data, shape)])
     if should_record(x):
         record(MaskedSelectBackward0, out, (x,), saved=(m,), shape=shape,
