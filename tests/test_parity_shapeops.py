@@ -229,4 +229,12 @@ def test_gather_result_is_a_copy():
 
 
 def test_scatter_reduce_warns():
-    check_warning(lambda M: M.zeros(3).scatter(0, t_(M, [0, 0]), M.ones(2), reduce="add"))
+    """Once per process, as PyTorch's (TORCH_WARN_ONCE), or always under set_warn_always."""
+    def program(M):
+        M.set_warn_always(True)
+        try:
+            return M.zeros(3).scatter(0, t_(M, [0, 0]), M.ones(2), reduce="add")
+        finally:
+            M.set_warn_always(False)
+
+    check_warning(program)

@@ -12,8 +12,6 @@ bounds, and so does nbgrad.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import dtypes
@@ -21,6 +19,7 @@ from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
+from ..warn import warn_once
 from .declare import op
 from .elementwise import meta, to_input
 from .indexing import embed
@@ -255,7 +254,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         if is_tensor:
-            warnings.warn(_REDUCE_WARNING, UserWarning, stacklevel=2)
+            warn_once(_REDUCE_WARNING, UserWarning, stacklevel=3)  # once, as PyTorch's
     same_device(x, index, src)
     data, idx, d = _gather_index("scatter", x, dim, index, src._data if is_tensor else None)
     values = _scatter_values("scatter", x, src, idx.shape)
