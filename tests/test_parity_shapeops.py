@@ -10,8 +10,8 @@ import pytest
 from parity import assert_same, check, check_error, check_warning
 from shapeops_cases import gradchecks, run
 
-# scatter(reduce=) with a tensor src warns (tested below, in test_scatter_reduce_warns)
-pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument:UserWarning")
+# scatter(reduce=) with a tensor src warns (tested in test_scatter_reduce_warns)
+REDUCE_WARNS = pytest.mark.filterwarnings("ignore:The reduce argument:UserWarning")
 
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((3, 4))
@@ -72,6 +72,7 @@ GATHER_CASES = {
 }
 
 
+@REDUCE_WARNS
 @pytest.mark.parametrize("name", GATHER_CASES)
 def test_gather_family(name):
     arrays, fn = GATHER_CASES[name]
