@@ -269,10 +269,14 @@ def _return_type(name):
 
 
 class return_types:
-    """The named tuples PyTorch returns from ``max(dim)`` and ``min(dim)``."""
+    """The named tuples PyTorch returns from ``max(dim)``, ``min(dim)``, ``sort``, ``topk``
+    and ``kthvalue`` (``sorting.py``)."""
 
     max = _return_type("max")
     min = _return_type("min")
+    sort = _return_type("sort")
+    topk = _return_type("topk")
+    kthvalue = _return_type("kthvalue")
 
 
 def _check_nonempty(op, data, dim):
