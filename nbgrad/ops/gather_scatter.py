@@ -107,12 +107,14 @@ def _gather_index(op, x, dim, index, src=None):
 
 
 class GatherBackward0(Node):
-    """The gradient is added back where each element came from (``scatter_add``)."""
+    """The gradient is added back where each element came from (``scatter_add``). The
+    input is saved, as PyTorch saves it (only its shape is used), so that changing it in
+    place makes backward refuse, as PyTorch's does."""
 
     __slots__ = ("dim", "shape")
 
     def apply(self, grad):
-        (index,) = self.saved_values
+        _, index = self.saved_values
         zeros = Tensor._make(array_module(grad._data).zeros(self.shape, grad._data.dtype))
         return (scatter_add(zeros, self.dim, index, grad),)
 
@@ -145,7 +147,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     result = data[_positions(idx, d, xp)] if idx.size else xp.empty(idx.shape, data.dtype)
     out = Tensor._make(result.reshape(index._data.shape))
     if should_record(x):
-        record(GatherBackward0, out, (x,), saved=(index,), dim=d, shape=x._data.shape)
+        record(GatherBackward0, out, (x,), saved=(x, index), dim=d, shape=x._data.shape)
     return out
 
 
@@ -413,12 +415,12 @@ def _check_source(op, x, d, idx, source):
 
 class IndexAddBackward0(Node):
     """The input's gradient passes unchanged; ``source``'s is read back (``index_select``),
-    times ``alpha``."""
+    times ``alpha``. ``source`` is saved, as PyTorch saves it (for its shape)."""
 
     __slots__ = ("alpha", "dim", "source_shape")
 
     def apply(self, grad):
-        (index,) = self.saved_values
+        index, _ = self.saved_values
         input_fn, source_fn = self._next_nodes
         grad_source = None
         if source_fn is not None:
@@ -463,19 +465,20 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
     array_module(data).add.at(result, _along(d, idx), src)
     out = Tensor._make(result.reshape(x._data.shape))
     if should_record(x, source):
-        record(IndexAddBackward0, out, (x, source), saved=(index,), dim=d, alpha=alpha,
+        record(IndexAddBackward0, out, (x, source), saved=(index, source), dim=d, alpha=alpha,
                source_shape=source._data.shape)
     return out
 
 
 # -- index_copy and index_fill ------------------------------------------------------------
 class IndexCopyBackward0(Node):
-    """The input's gradient is zero at the copied rows; ``source``'s is read from them."""
+    """The input's gradient is zero at the copied rows; ``source``'s is read from them.
+    ``source`` is saved, as PyTorch saves it (for its shape)."""
 
     __slots__ = ("dim", "source_shape")
 
     def apply(self, grad):
-        (index,) = self.saved_values
+        index, _ = self.saved_values
         input_fn, source_fn = self._next_nodes
         grad_input = index_fill(grad, self.dim, index, 0) if input_fn is not None else None
         grad_source = (index_select(grad, self.dim, index).reshape(self.source_shape)
@@ -512,7 +515,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     result[_along(d, idx)] = src
     out = Tensor._make(result.reshape(x._data.shape))
     if should_record(x, source):
-        record(IndexCopyBackward0, out, (x, source), saved=(index,), dim=d,
+        record(IndexCopyBackward0, out, (x, source), saved=(index, source), dim=d,
                source_shape=source._data.shape)
     return out
 
@@ -588,12 +591,13 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: float | Tensor) ->
 # -- masked_select and take ---------------------------------------------------------------
 class MaskedSelectBackward0(Node):
     """The gradient goes back where the mask was on (zeros elsewhere), summed back over
-    what the mask broadcast ``input`` to."""
+    what the mask broadcast ``input`` to. The input is saved, as PyTorch saves it (for
+    its shape)."""
 
     __slots__ = ("meta", "shape")
 
     def apply(self, grad):
-        (mask,) = self.saved_values
+        _, mask = self.saved_values
         xp = array_module(mask._data)
         full = xp.broadcast_to(mask._data, self.shape)
         return (to_input(embed(grad, self.shape, (full,)), self.meta),)
@@ -628,18 +632,19 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
         raise broadcast_error(m._data.shape, x._data.shape) from None
     out = Tensor._make(xp.broadcast_to(x._data, shape)[xp.broadcast_to(m._data, shape)])
     if should_record(x):
-        record(MaskedSelectBackward0, out, (x,), saved=(m,), shape=shape,
+        record(MaskedSelectBackward0, out, (x,), saved=(x, m), shape=shape,
                meta=None if shape == x._data.shape else (x._data.shape, x._data.dtype))
     return out
 
 
 class TakeBackward0(Node):
-    """The gradient is added back at the flat positions it was read from."""
+    """The gradient is added back at the flat positions it was read from. The input is
+    saved, as PyTorch saves it (for its shape)."""
 
     __slots__ = ("shape",)
 
     def apply(self, grad):
-        (index,) = self.saved_values
+        _, index = self.saved_values
         zeros = Tensor._make(array_module(grad._data).zeros(_numel(self.shape), grad._data.dtype))
         flat = index_add(zeros, 0, index.reshape(-1) % max(_numel(self.shape), 1),
                          grad.reshape(-1))
@@ -679,5 +684,5 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     out = Tensor._make(x._data.reshape(-1)[idx % max(n, 1)] if idx.size else
                        array_module(idx).empty(idx.shape, x._data.dtype))
     if should_record(x):
-        record(TakeBackward0, out, (x,), saved=(index,), shape=x._data.shape)
+        record(TakeBackward0, out, (x,), saved=(x, index), shape=x._data.shape)
     return out
