@@ -547,6 +547,11 @@ OPS = [
                                  S(make(1, 2), bool_mask([True, False], [True, True]))]),
     OpInfo("take", grad_fn="TakeBackward0", saves="input",
            samples=lambda make: [S(make(3, 4), np.array([[0, -1], [11, 0]]))]),
+    # -- pieces (ops/pieces.py): views; the op is one piece, here -----------------------
+    OpInfo("split", op=lambda M, a, *args: a.split(*args)[1], grad_fn="SplitBackward0", saves="nothing",
+           samples=lambda make: [S(make(5, 3), 2), S(make(5, 3), 2, 1)]),
+    OpInfo("split", variant="sizes", op=lambda M, a, *args: M.split(a, *args)[0],
+           grad_fn="SplitWithSizesBackward0", saves="nothing", samples=lambda make: [S(make(5, 3), [1, 4])]),
     # -- sorting (ops/sorting.py): the indices are saved -------------------------------
     OpInfo("sort", op=lambda M, a, *args, **kw: a.sort(*args, **kw).values, grad_fn="SortBackward0",
            saves="nothing", samples=lambda make: [S(make(3, 4)), S(make(3, 4), 0, True), S(make(), 0)]),

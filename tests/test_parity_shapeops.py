@@ -239,3 +239,102 @@ def test_scatter_reduce_warns():
             M.set_warn_always(False)
 
     check_warning(program)
+
+
+# -- pieces: split, chunk, tensor_split, narrow ------------------------------------------------
+Y = RNG.standard_normal((5, 3))
+PIECES = {
+    "split": ([Y], lambda M, y: y.split(2)),
+    "split_dim1": ([Y], lambda M, y: M.split(y, 2, dim=1)),
+    "split_bigger_than_size": ([Y], lambda M, y: y.split(7)),
+    "split_sizes": ([Y], lambda M, y: y.split([1, 0, 4])),
+    "split_sizes_tuple_negative_dim": ([Y], lambda M, y: M.split(y, (2, 1), -1)),
+    "split_empty_dim_zero_size": ([np.zeros((0, 2))], lambda M, y: y.split(0)),
+    "split_one_piece_used": ([Y], lambda M, y: y.split(2)[1]),
+    "split_noncontiguous": ([Y], lambda M, y: y.t().split(2, 1)),
+    "chunk": ([Y], lambda M, y: y.chunk(2)),
+    "chunk_fewer": ([Y[:4]], lambda M, y: M.chunk(y, 3)),
+    "chunk_more_than_size": ([Y], lambda M, y: y.chunk(9, 1)),
+    "chunk_empty": ([np.zeros(0)], lambda M, y: y.chunk(3)),
+    "tensor_split": ([Y], lambda M, y: y.tensor_split(3)),
+    "tensor_split_indices": ([Y], lambda M, y: M.tensor_split(y, [1, 1, 7])),
+    "tensor_split_unordered": ([Y], lambda M, y: y.tensor_split((3, 1), dim=0)),
+    "tensor_split_tensor": ([Y], lambda M, y: y.tensor_split(M.tensor([1, 2]), 1)),
+    "tensor_split_tensor_0d": ([Y], lambda M, y: y.tensor_split(M.tensor(2))),
+    "narrow": ([Y], lambda M, y: y.narrow(0, 1, 3)),
+    "narrow_negative_start": ([Y], lambda M, y: M.narrow(y, -1, -2, 2)),
+    "narrow_tensor_start": ([Y], lambda M, y: y.narrow(0, M.tensor(4), 1)),
+    "narrow_empty": ([Y], lambda M, y: y.narrow(0, 5, 0)),
+}
+
+
+@pytest.mark.parametrize("name", PIECES)
+def test_pieces(name):
+    arrays, fn = PIECES[name]
+    check(lambda M: run(M, arrays, fn))
+
+
+@pytest.mark.parametrize("name", [n for n in PIECES if "empty" not in n])
+def test_pieces_gradcheck(name):
+    arrays, fn = PIECES[name]
+    assert gradchecks(arrays, fn)
+
+
+@pytest.mark.parametrize("op", ["split", "chunk", "tensor_split", "narrow"])
+def test_pieces_are_views(op):
+    def program(M):
+        y = M.tensor(Y)
+        pieces = {"split": lambda: y.split(2), "chunk": lambda: y.chunk(2),
+                  "tensor_split": lambda: y.tensor_split(2), "narrow": lambda: (y.narrow(0, 1, 2),)}[op]()
+        assert all(p._base is y for p in pieces)
+        pieces[0].add_(10)  # outside any graph: allowed, and reaches y
+        return y, [p._version for p in pieces]
+
+    check(program)
+
+
+@pytest.mark.parametrize("op", ["split", "chunk"])
+def test_inplace_on_a_piece_of_split_is_refused_while_recording(op):
+    check_error(lambda M: getattr(M.tensor(Y, requires_grad=True) * 1, op)(2)[0].mul_(2))
+
+
+def test_inplace_on_a_tensor_split_piece_rebases_onto_the_base():
+    def program(M):
+        y = M.tensor(Y, requires_grad=True)
+        z = y * 1
+        first, second = z.tensor_split(2)
+        first.mul_(3)
+        (z * M.arange(3.0, dtype=M.float64)).sum().backward()
+        return y.grad, type(z.grad_fn).__name__
+
+    check(program)
+
+
+PIECE_ERRORS = {
+    "split_zero": lambda M: M.zeros(4, 3).split(0),
+    "split_negative": lambda M: M.zeros(4, 3).split(-1),
+    "split_sizes_sum": lambda M: M.zeros(4, 3).split([1, 2]),
+    "split_sizes_negative": lambda M: M.zeros(4, 3).split([1, -1, 4]),
+    "split_0d": lambda M: M.tensor(1.0).split(1),
+    "split_bad_dim": lambda M: M.zeros(4, 3).split(1, 2),
+    "chunk_zero": lambda M: M.zeros(4, 3).chunk(0),
+    "chunk_0d": lambda M: M.tensor(1.0).chunk(1),
+    "tensor_split_zero": lambda M: M.zeros(4, 3).tensor_split(0),
+    "tensor_split_0d": lambda M: M.tensor(1.0).tensor_split(1),
+    "tensor_split_2d_tensor": lambda M: M.zeros(4, 3).tensor_split(M.tensor([[1]])),
+    "narrow_start": lambda M: M.zeros(4, 3).narrow(0, 5, 1),
+    "narrow_negative_start": lambda M: M.zeros(4, 3).narrow(0, -5, 1),
+    "narrow_too_long": lambda M: M.zeros(4, 3).narrow(0, 2, 3),
+    "narrow_negative_length": lambda M: M.zeros(4, 3).narrow(0, 1, -1),
+    "narrow_0d": lambda M: M.tensor(1.0).narrow(0, 0, 1),
+}
+
+
+@pytest.mark.parametrize("name", PIECE_ERRORS)
+def test_piece_errors(name):
+    check_error(PIECE_ERRORS[name])
+
+
+def test_tensor_split_float_is_a_type_error():
+    check_error(lambda M: M.zeros(4).tensor_split(2.0), key="tensor_split() received an invalid "
+                "combination of arguments - got (float), but expected one of:")
