@@ -302,7 +302,7 @@ def test_inplace_on_a_tensor_split_piece_rebases_onto_the_base():
     def program(M):
         y = M.tensor(Y, requires_grad=True)
         z = y * 1
-        first, second = z.tensor_split(2)
+        first, _ = z.tensor_split(2)
         first.mul_(3)
         (z * M.arange(3.0, dtype=M.float64)).sum().backward()
         return y.grad, type(z.grad_fn).__name__

@@ -9,6 +9,7 @@ zeros), and pieces that may not be changed in place while autograd records.
 
 from __future__ import annotations
 
+import itertools
 import operator
 
 import numpy as np
@@ -141,7 +142,7 @@ def _sections(size, indices_or_sections):
         indices_or_sections = int(data) if data.ndim == 0 else [int(i) for i in data.tolist()]
     if isinstance(indices_or_sections, (list, tuple)):
         bounds = [0] + [operator.index(i) for i in indices_or_sections] + [None]
-        return list(zip(bounds[:-1], bounds[1:]))
+        return list(itertools.pairwise(bounds))
     if not isinstance(indices_or_sections, (int, np.integer)) or isinstance(indices_or_sections, bool):
         raise TypeError("tensor_split() received an invalid combination of arguments - got "
                         f"({type(indices_or_sections).__name__}), but expected one of:\n"
