@@ -25,7 +25,8 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,
                      half, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
 from .ops import (activations, arithmetic, assignment, conversion, gather_scatter, indexing, linalg,
-                  nondifferentiable, pieces, pointwise, reductions, selection, shape, sorting)
+                  nondifferentiable, pieces, pointwise, rearrange, reductions, selection, shape,
+                  sorting)
 from .ops.declare import exported
 from .printing import set_printoptions
 from .random import manual_seed, rand, rand_like, randint, randn, randn_like, randperm
@@ -34,7 +35,7 @@ from .tensor import Parameter, Size, Tensor
 # Each operation declares its names where it is defined (``@op``); these are its exports.
 globals().update(exported())
 del activations, arithmetic, assignment, conversion, gather_scatter, indexing, linalg, nondifferentiable
-del pieces, pointwise, reductions, selection, shape, sorting, exported
+del pieces, pointwise, rearrange, reductions, selection, shape, sorting, exported
 
 from . import nn, optim  # noqa: E402
 

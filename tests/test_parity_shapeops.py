@@ -338,3 +338,160 @@ def test_piece_errors(name):
 def test_tensor_split_float_is_a_type_error():
     check_error(lambda M: M.zeros(4).tensor_split(2.0), key="tensor_split() received an invalid "
                 "combination of arguments - got (float), but expected one of:")
+
+
+# -- rearranging: flip, roll, rot90, repeat, tile, tril, triu, diagonals, movedim, stacks -----
+Z = RNG.standard_normal((2, 3, 4))
+V = RNG.standard_normal(3)
+REARRANGE = {
+    "flip": ([X], lambda M, x: x.flip(0)),
+    "flip_varargs": ([Z], lambda M, z: z.flip(0, -1)),
+    "flip_list": ([Z], lambda M, z: M.flip(z, [1, 2])),
+    "flip_none": ([X], lambda M, x: x.flip([])),
+    "flip_0d": ([X0], lambda M, x: x.flip(0)),
+    "flip_noncontiguous": ([X], lambda M, x: x.t().flip(1)),
+    "fliplr": ([Z], lambda M, z: z.fliplr()),
+    "flipud": ([V], lambda M, v: M.flipud(v)),
+    "roll": ([X], lambda M, x: x.roll(1)),
+    "roll_negative_flat": ([X], lambda M, x: M.roll(x, -5)),
+    "roll_dim": ([X], lambda M, x: x.roll(1, 0)),
+    "roll_dims": ([Z], lambda M, z: z.roll((1, -2), (0, 2))),
+    "roll_dims_keywords": ([Z], lambda M, z: z.roll(shifts=[7], dims=[-1])),
+    "roll_0d": ([X0], lambda M, x: x.roll(1)),
+    "roll_empty": ([np.zeros((0, 3))], lambda M, x: x.roll(1, 0)),
+    "rot90": ([X], lambda M, x: x.rot90()),
+    "rot90_k": ([Z], lambda M, z: M.rot90(z, -3, [2, 0])),
+    "rot90_twice_reversed_dims": ([X], lambda M, x: x.rot90(2, (1, 0))),
+    "rot90_zero": ([X], lambda M, x: x.rot90(0)),
+    "repeat": ([X], lambda M, x: x.repeat(2, 1)),
+    "repeat_leading": ([X], lambda M, x: x.repeat(2, 1, 3)),
+    "repeat_list": ([V], lambda M, v: v.repeat([2, 2])),
+    "repeat_zero": ([X], lambda M, x: x.repeat(0, 2)),
+    "repeat_0d": ([X0], lambda M, x: x.repeat(2, 3)),
+    "repeat_noncontiguous": ([X], lambda M, x: x.t().repeat(1, 2)),
+    "tile": ([X], lambda M, x: x.tile(2)),
+    "tile_longer": ([X], lambda M, x: M.tile(x, (2, 1, 1))),
+    "tile_empty_dims": ([X], lambda M, x: x.tile(())),
+    "tile_0d": ([X0], lambda M, x: x.tile((3,))),
+    "tril": ([X], lambda M, x: x.tril()),
+    "tril_batched_negative": ([Z], lambda M, z: M.tril(z, -1)),
+    "tril_inplace": ([X], lambda M, x: (x * 1).tril_(1)),
+    "triu": ([X], lambda M, x: x.triu(diagonal=1)),
+    "triu_batched": ([Z], lambda M, z: z.triu()),
+    "triu_inplace": ([X], lambda M, x: (x * 1).triu_(-2)),
+    "diagonal": ([X], lambda M, x: x.diagonal()),
+    "diagonal_offset": ([X], lambda M, x: x.diagonal(1)),
+    "diagonal_negative_offset_swapped": ([X], lambda M, x: M.diagonal(x, -1, 1, 0)),
+    "diagonal_past_the_end": ([X], lambda M, x: x.diagonal(5)),
+    "diagonal_3d": ([Z], lambda M, z: z.diagonal(offset=1, dim1=-1, dim2=0)),
+    "diagonal_noncontiguous": ([X], lambda M, x: x.t().diagonal(-1)),
+    "diag_of_vector": ([V], lambda M, v: v.diag()),
+    "diag_of_vector_offset": ([V], lambda M, v: M.diag(v, -2)),
+    "diag_of_matrix": ([X], lambda M, x: x.diag(1)),
+    "diag_of_matrix_past_the_end": ([X], lambda M, x: x.diag(7)),
+    "diag_embed": ([X], lambda M, x: x.diag_embed()),
+    "diag_embed_dims": ([X], lambda M, x: M.diag_embed(x, 1, 0, 2)),
+    "diag_embed_negative_offset": ([V], lambda M, v: v.diag_embed(-1)),
+    "movedim": ([Z], lambda M, z: z.movedim(0, 2)),
+    "movedim_tuples": ([Z], lambda M, z: M.movedim(z, (0, -1), (2, 0))),
+    "moveaxis": ([Z], lambda M, z: M.moveaxis(z, 1, 0)),
+    "movedim_0d": ([X0], lambda M, x: x.movedim(0, 0)),
+    "take_along_dim": ([X], lambda M, x: x.take_along_dim(M.tensor([[0], [3], [1]]), 1)),
+    "take_along_dim_broadcast": ([X], lambda M, x: M.take_along_dim(x, M.tensor([[0], [2]]), 0)),
+    "take_along_dim_broadcast_input": ([X[:, :1]], lambda M, x: x.take_along_dim(M.tensor([[0, 0]]), 1)),
+    "take_along_dim_flat": ([X], lambda M, x: x.take_along_dim(M.tensor([[11, 0]]))),
+    "take_along_dim_argsort": ([X], lambda M, x: x.take_along_dim(x.argsort(1), dim=1)),
+    "hstack": ([X, X[:, :1]], lambda M, a, b: M.hstack([a, b])),
+    "hstack_1d_and_0d": ([V, X0], lambda M, a, b: M.hstack((a, b))),
+    "vstack": ([V, X[:1, :3]], lambda M, a, b: M.vstack([a, b])),
+    "vstack_0d": ([X0, X0], lambda M, a, b: M.vstack([a, b])),
+    "row_stack": ([V, V], lambda M, a, b: M.row_stack([a, b])),
+    "dstack": ([V, V], lambda M, a, b: M.dstack([a, b])),
+    "dstack_2d": ([X, X], lambda M, a, b: M.dstack([a, b])),
+    "column_stack": ([V, X[:3, :2]], lambda M, a, b: M.column_stack([a, b])),
+    "column_stack_0d": ([X0], lambda M, a: M.column_stack([a])),
+    "atleast_1d": ([X0], lambda M, a: M.atleast_1d(a)),
+    "atleast_2d_several": ([X0, V], lambda M, a, b: M.atleast_2d(a, b)),
+    "atleast_3d_list": ([V, X, Z], lambda M, a, b, c: M.atleast_3d([a, b, c])),
+}
+
+
+@pytest.mark.parametrize("name", REARRANGE)
+def test_rearrange(name):
+    arrays, fn = REARRANGE[name]
+    check(lambda M: run(M, arrays, fn))
+
+
+@pytest.mark.parametrize("name", [n for n in REARRANGE if "empty" not in n and "argsort" not in n])
+def test_rearrange_gradcheck(name):
+    arrays, fn = REARRANGE[name]
+    assert gradchecks(arrays, fn)
+
+
+def test_diagonal_is_a_writable_view():
+    def program(M):
+        x = M.tensor(X, requires_grad=True)
+        y = x * 1
+        d = y.diagonal(1)
+        d.mul_(10)  # through the view, to the base: CopySlices
+        (y * M.tensor(X)).sum().backward()
+        return y, x.grad, type(y.grad_fn).__name__, d._base is y
+
+    check(program)
+
+
+def test_second_order_through_the_rearrangements():
+    def program(M):
+        x = M.tensor(X, requires_grad=True)
+        y = (x.diagonal(1) ** 3).sum() + (x.diag_embed().flip(0).roll(1, 2).repeat(1, 2, 1) ** 3).sum()
+        y = y + (x.tril(1).rot90() ** 3).sum()
+        (g,) = M.autograd.grad(y, x, create_graph=True)
+        (gg,) = M.autograd.grad((g * g).sum(), x)
+        return g, gg
+
+    check(program)
+
+
+REARRANGE_ERRORS = {
+    "flip_repeated": lambda M: M.zeros(3, 4).flip(0, 0),
+    "flip_bad_dim": lambda M: M.zeros(3, 4).flip(2),
+    "fliplr_1d": lambda M: M.zeros(3).fliplr(),
+    "flipud_0d": lambda M: M.tensor(1.0).flipud(),
+    "roll_misaligned": lambda M: M.zeros(3, 4).roll(1, (0, 1)),
+    "roll_misaligned_shifts": lambda M: M.zeros(3, 4).roll((1, 2), 0),
+    "roll_no_shifts": lambda M: M.zeros(3, 4).roll([]),
+    "roll_bad_dim": lambda M: M.zeros(3, 4).roll(1, 2),
+    "roll_0d_dim": lambda M: M.tensor(1.0).roll(1, 0),
+    "rot90_one_dim": lambda M: M.zeros(3, 4).rot90(1, [0]),
+    "rot90_same_dims": lambda M: M.zeros(3, 4).rot90(1, [0, 0]),
+    "rot90_same_dims_wrapped": lambda M: M.zeros(3, 4).rot90(1, [0, -2]),
+    "rot90_1d": lambda M: M.zeros(3).rot90(),
+    "repeat_too_few": lambda M: M.zeros(3, 4).repeat(2),
+    "repeat_negative": lambda M: M.zeros(3, 4).repeat(-1, 1),
+    "repeat_nothing": lambda M: M.zeros(3, 4).repeat(),
+    "tile_negative": lambda M: M.zeros(3, 4).tile(-1),
+    "tril_1d": lambda M: M.zeros(3).tril(),
+    "triu_0d": lambda M: M.tensor(1.0).triu(),
+    "diagonal_1d": lambda M: M.zeros(3).diagonal(),
+    "diagonal_same_dims": lambda M: M.zeros(3, 4).diagonal(0, 0, 0),
+    "diagonal_bad_dim": lambda M: M.zeros(3, 4).diagonal(dim1=2),
+    "diag_3d": lambda M: M.zeros(2, 2, 2).diag(),
+    "diag_0d": lambda M: M.tensor(1.0).diag(),
+    "diag_embed_0d": lambda M: M.tensor(1.0).diag_embed(),
+    "diag_embed_same_dims": lambda M: M.zeros(3, 4).diag_embed(0, 0, 0),
+    "diag_embed_bad_dim": lambda M: M.zeros(3, 4).diag_embed(dim1=3),
+    "movedim_repeated": lambda M: M.zeros(3, 4).movedim((0, 1), (1, 1)),
+    "movedim_lengths": lambda M: M.zeros(3, 4).movedim((0, 1), (1,)),
+    "movedim_bad_dim": lambda M: M.zeros(3, 4).movedim(0, 2),
+    "take_along_dim_float": lambda M: M.zeros(3, 4).take_along_dim(M.tensor([[0.0]]), 1),
+    "take_along_dim_ndim": lambda M: M.zeros(3, 4).take_along_dim(M.tensor([0]), 1),
+    "take_along_dim_broadcast": lambda M: M.zeros(3, 4).take_along_dim(M.tensor([[0], [1]]), 1),
+    "hstack_empty": lambda M: M.hstack([]),
+    "hstack_tensor": lambda M: M.hstack(M.zeros(3, 4)),
+    "vstack_sizes": lambda M: M.vstack([M.zeros(2), M.zeros(3)]),
+}
+
+
+@pytest.mark.parametrize("name", REARRANGE_ERRORS)
+def test_rearrange_errors(name):
+    check_error(REARRANGE_ERRORS[name])
