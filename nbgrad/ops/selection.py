@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from .declare import op
 from .elementwise import binary, meta, metas, to_input
 from .methods import tensor_method
+from .nondifferentiable import nonzero
 from .operands import (broadcast_error, floating, operand, promoted, same_device, shape_of,
                        tensor_operand, zeros_like)
 
@@ -200,8 +201,15 @@ class WhereBackward0(Node):
 
 
 @op(WhereBackward0, method=False)
-def where(condition, input, other):
-    """``input`` where ``condition`` holds, else ``other`` (tensors or numbers, broadcast)."""
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` holds, else ``other`` (tensors or numbers, broadcast);
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``."""
+    if input is None and other is None:
+        return nonzero(tensor_operand(condition, "where", 1, "condition"), as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() received an invalid combination of arguments - got (Tensor, "
+                        "Tensor), but expected one of:\n * (Tensor condition)\n"
+                        " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)")
     c = tensor_operand(condition, "where", 1, "condition")
     if c._data.dtype.kind != "b":
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with "
