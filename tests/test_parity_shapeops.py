@@ -495,3 +495,33 @@ REARRANGE_ERRORS = {
 @pytest.mark.parametrize("name", REARRANGE_ERRORS)
 def test_rearrange_errors(name):
     check_error(REARRANGE_ERRORS[name])
+
+
+# -- nonzero, argwhere, where(condition) -------------------------------------------------------
+NONZERO = {
+    "nonzero": lambda M: M.tensor([[0.0, 1.5], [np.nan, 0.0]]).nonzero(),
+    "nonzero_as_tuple": lambda M: M.nonzero(M.tensor([[0, 3], [2, 0]]), as_tuple=True),
+    "nonzero_0d": lambda M: (M.tensor(5).nonzero(), M.tensor(0).nonzero(),
+                             M.tensor(5.0).nonzero(as_tuple=True)),
+    "nonzero_empty": lambda M: (M.zeros(0, 3).nonzero(), M.zeros(0, 3).nonzero(as_tuple=True)),
+    "nonzero_bool_noncontiguous": lambda M: M.tensor([[True, False], [True, True]]).t().nonzero(),
+    "argwhere": lambda M: M.argwhere(M.tensor([[0.0, 1.0], [2.0, 0.0]])),
+    "where_one_argument": lambda M: M.where(M.tensor([[True, False], [False, True]])),
+    "where_one_argument_float": lambda M: M.where(M.tensor([1.0, 0.0, -2.0])),
+    "where_one_argument_0d": lambda M: M.where(M.tensor(True)),
+    "nonzero_indexes": lambda M: (lambda x: x[x.nonzero(as_tuple=True)])(M.tensor([[0.0, 1.5], [2.0, 0.0]])),
+}
+
+
+@pytest.mark.parametrize("name", NONZERO)
+def test_nonzero(name):
+    check(NONZERO[name])
+
+
+def test_nonzero_does_not_join_the_graph():
+    check(lambda M: [t.requires_grad for t in M.where(M.tensor([1.0, 0.0], requires_grad=True))])
+
+
+def test_where_with_one_of_two_values_is_a_type_error():
+    check_error(lambda M: M.where(M.tensor([True]), M.tensor([1.0])),
+                key="where() received an invalid combination of arguments")
