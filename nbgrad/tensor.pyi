@@ -754,6 +754,26 @@ class Tensor:
     def masked_fill_(self, mask, value):
         """In place ``masked_fill``: changes this tensor and bumps its version (chapter 05)."""
 
+    def masked_scatter(self, mask, source):
+        """A copy of ``input`` with the elements of ``source``, in order, where ``mask`` is
+        True (the two broadcast together).
+
+        Parameters
+        ----------
+        input : Tensor
+        mask : Tensor
+            A bool tensor.
+        source : Tensor
+            Of ``input``'s dtype, with at least as many elements as ``mask`` has True values.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def masked_scatter_(self, mask, source):
+        """In place ``masked_scatter``: changes this tensor and bumps its version (chapter 05)."""
+
     def masked_select(self, mask):
         """The elements of ``input`` where the boolean ``mask`` is True, as a 1-d tensor (the two
         are broadcast together first).
@@ -1059,7 +1079,7 @@ class Tensor:
             The values (a tensor of ``input``'s dtype), or one number for all (also ``value=``).
         reduce : {None, "add", "multiply"}
             Combine with what is there instead of overwriting. As in PyTorch, a ``reduce`` is not
-            differentiable.
+            differentiable: backward through it raises.
 
         Returns
         -------
@@ -1360,6 +1380,29 @@ class Tensor:
 
     def unbind(self, dim=0):
         """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """The distinct elements of ``input`` in ascending order (each NaN counts as distinct),
+        or the distinct slices along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        sorted : bool
+            Accepted for PyTorch's signature: the result is sorted either way (as PyTorch's
+            on the CPU).
+        return_inverse : bool
+            Also return, for each element (or slice) of ``input``, the index of its value in
+            the result.
+        return_counts : bool
+            Also return how often each distinct value occurs.
+        dim : int, optional
+
+        Returns
+        -------
+        Tensor, or a tuple ``(output, inverse_indices, counts)`` of those asked for
+            The output joins the graph (as in PyTorch), but backward through it raises.
+        """
 
     def unsqueeze(self, dim):
         """A dimension of size 1 inserted at ``dim``, as a view."""

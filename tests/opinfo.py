@@ -545,6 +545,9 @@ OPS = [
     OpInfo("masked_select", grad_fn="MaskedSelectBackward0", saves="input",
            samples=lambda make: [S(make(3, 2), bool_mask([True, False], [False, False], [True, True])),
                                  S(make(1, 2), bool_mask([True, False], [True, True]))]),
+    OpInfo("masked_scatter", grad_fn="MaskedScatterBackward0", saves="nothing", inplace="masked_scatter_",
+           samples=lambda make: [S(make(3, 2), bool_mask([True, False], [False, False], [True, True]), make(2, 2)),
+                                 S(make(2, 3), bool_mask(True, False, True), make(7))]),
     OpInfo("take", grad_fn="TakeBackward0", saves="input",
            samples=lambda make: [S(make(3, 4), np.array([[0, -1], [11, 0]]))]),
     # -- pieces (ops/pieces.py): views; the op is one piece, here -----------------------

@@ -141,3 +141,44 @@ def test_indices_do_not_require_grad():
         assert indices.dtype == ng.int64 and not indices.requires_grad and indices.grad_fn is None
     assert torch.tensor(X, requires_grad=True).argsort().grad_fn is None
     assert x.argsort().grad_fn is None
+
+
+# -- unique --------------------------------------------------------------------------------------
+UNIQUE = {
+    "unique": lambda M: M.tensor([3.0, 1, 3, 2]).unique(),
+    "unique_all": lambda M: M.unique(M.tensor([[3, 1], [3, 2]]), return_inverse=True, return_counts=True),
+    "unique_inverse": lambda M: M.tensor([2, 2, 0]).unique(sorted=False, return_inverse=True),
+    "unique_counts": lambda M: M.tensor([True, False, True]).unique(return_counts=True),
+    "unique_nan_each_distinct": lambda M: M.tensor([np.nan, np.nan, 1.0]).unique(return_counts=True),
+    "unique_0d": lambda M: M.tensor(3.0).unique(return_inverse=True, return_counts=True),
+    "unique_empty": lambda M: M.zeros(0).unique(return_counts=True),
+    "unique_dim": lambda M: M.tensor([[1, 2], [1, 2], [0, 5]]).unique(dim=0, return_inverse=True,
+                                                                          return_counts=True),
+    "unique_dim_negative": lambda M: M.tensor([[1, 2, 1], [1, 2, 1]]).unique(dim=-1, return_inverse=True),
+    "unique_grad_fn": lambda M: [type(M.tensor([1.0, 1.0], requires_grad=True).unique(dim=d).grad_fn).__name__
+                                 for d in (None, 0)],
+}
+
+
+@pytest.mark.parametrize("name", UNIQUE)
+def test_unique(name):
+    check(UNIQUE[name])
+
+
+def test_random_unique_against_torch():
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        shape = tuple(int(n) for n in rng.integers(1, 4, size=rng.integers(1, 4)))
+        x = rng.integers(0, 3, size=shape)
+        dim = None if rng.random() < 0.5 else int(rng.integers(-len(shape), len(shape)))
+        check(lambda M, x=x, d=dim: M.tensor(x).unique(return_inverse=True, return_counts=True, dim=d))
+
+
+@pytest.mark.parametrize("dim", [None, 0])
+def test_unique_has_no_derivative(dim):
+    check_error(lambda M: M.tensor([1.0, 2.0], requires_grad=True).unique(dim=dim).sum().backward())
+
+
+def test_unique_errors():
+    check_error(lambda M: M.tensor(3.0).unique(dim=0))
+    check_error(lambda M: M.zeros(2, 2).unique(dim=2))

@@ -21,9 +21,10 @@ from ..core.node import Node
 from ..tensor import Tensor
 from ..warn import warn_once
 from .declare import op
-from .elementwise import meta, to_input
+from .elementwise import NotImplementedBackward, meta, to_input
 from .indexing import embed
 from .operands import broadcast_error, same_device, tensor_operand
+from .shape import cat
 
 _INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
 
@@ -237,7 +238,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
         The values (a tensor of ``input``'s dtype), or one number for all (also ``value=``).
     reduce : {None, "add", "multiply"}
         Combine with what is there instead of overwriting. As in PyTorch, a ``reduce`` is not
-        differentiable.
+        differentiable: backward through it raises.
 
     Returns
     -------
@@ -262,9 +263,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
     values = _scatter_values("scatter", x, src, idx.shape)
     out = Tensor._make(_scattered(data, idx, d, values, reduce).reshape(x._data.shape))
     if reduce is not None:
-        if should_record(x, src):
-            raise NotImplementedError("the derivative for 'scatter' with reduce is not implemented "
-                                      "(PyTorch: use scatter_reduce)")
+        if should_record(x, src):  # as PyTorch: recorded, but backward through it raises
+            record(NotImplementedBackward, out, (x, src), op="scatter")
     elif is_tensor:
         if should_record(x, src):
             record(ScatterBackward0, out, (x, src), saved=(index,), dim=d,
@@ -634,6 +634,72 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if should_record(x):
         record(MaskedSelectBackward0, out, (x,), saved=(x, m), shape=shape,
                meta=None if shape == x._data.shape else (x._data.shape, x._data.dtype))
+    return out
+
+
+class MaskedScatterBackward0(Node):
+    """The input's gradient is zero where the mask put ``source``'s elements; ``source``'s
+    is the gradient there, in order, then zeros for the elements it did not give."""
+
+    __slots__ = ("meta", "source_shape")
+
+    def apply(self, grad):
+        (mask,) = self.saved_values
+        input_fn, source_fn = self._next_nodes
+        grad_input = grad_source = None
+        if input_fn is not None:
+            grad_input = to_input(grad.masked_fill(mask, 0.0), self.meta)
+        if source_fn is not None:
+            taken = masked_select(grad, mask)
+            n = _numel(self.source_shape)
+            zeros = Tensor._make(array_module(grad._data).zeros(n - taken._data.size,
+                                                                grad._data.dtype))
+            grad_source = cat([taken, zeros]).reshape(self.source_shape)
+        return grad_input, grad_source
+
+
+@op(MaskedScatterBackward0, inplace=True)
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with the elements of ``source``, in order, where ``mask`` is
+    True (the two broadcast together).
+
+    Parameters
+    ----------
+    input : Tensor
+    mask : Tensor
+        A bool tensor.
+    source : Tensor
+        Of ``input``'s dtype, with at least as many elements as ``mask`` has True values.
+
+    Returns
+    -------
+    Tensor
+    """
+    x = tensor_operand(input, "masked_scatter")
+    m = tensor_operand(mask, "masked_scatter", 2, "mask")
+    source = tensor_operand(source, "masked_scatter", 3, "source")
+    if m._data.dtype.kind != "b":
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{_dtype_name(m._data)}")
+    if source._data.dtype != x._data.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_dtype_name(x._data)} and {_dtype_name(source._data)}")
+    same_device(x, m, source)
+    xp = array_module(x._data)
+    try:
+        shape = np.broadcast_shapes(x._data.shape, m._data.shape)
+    except ValueError:
+        raise broadcast_error(m._data.shape, x._data.shape) from None  # PyTorch names the mask first
+    full = xp.broadcast_to(m._data, shape)
+    count = int(full.sum())
+    if source._data.size < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    result = xp.array(xp.broadcast_to(x._data, shape))
+    result[full] = source._data.reshape(-1)[:count]
+    out = Tensor._make(result)
+    if should_record(x, source):
+        record(MaskedScatterBackward0, out, (x, source), saved=(Tensor._make(full),),
+               meta=meta(x, out), source_shape=source._data.shape)
     return out
 
 

@@ -242,3 +242,72 @@ def kthvalue(input: Tensor, k: int, dim: int = -1,
         record(KthvalueBackward0, out, (x,), saved=(index,), dim=d, shape=data.shape,
                keepdim=keepdim)
     return return_types.kthvalue(out, index)
+
+
+class Unique2Backward0(Node):
+    """``unique``'s node: PyTorch gives it no derivative, so backward through it raises."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+
+
+class UniqueDimBackward0(Node):
+    """``unique(dim=...)``'s node: no derivative either."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
+
+
+# Not declared as its nodes: nothing differentiates through them, so the op table (whose
+# rows are differentiated) has no row for ``unique``; its tests are its own.
+@op()
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
+    """The distinct elements of ``input`` in ascending order (each NaN counts as distinct),
+    or the distinct slices along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    sorted : bool
+        Accepted for PyTorch's signature: the result is sorted either way (as PyTorch's
+        on the CPU).
+    return_inverse : bool
+        Also return, for each element (or slice) of ``input``, the index of its value in
+        the result.
+    return_counts : bool
+        Also return how often each distinct value occurs.
+    dim : int, optional
+
+    Returns
+    -------
+    Tensor, or a tuple ``(output, inverse_indices, counts)`` of those asked for
+        The output joins the graph (as in PyTorch), but backward through it raises.
+    """
+    x = tensor_operand(input, "unique")
+    data = x._data
+    xp = array_module(data)
+    equal_nan = {"equal_nan": False} if xp is np else {}  # PyTorch keeps every NaN
+    if dim is None:
+        values, inverse, counts = xp.unique(data.reshape(-1), return_inverse=True,
+                                            return_counts=True, **equal_nan)
+        inverse = inverse.reshape(data.shape)
+        node_cls = Unique2Backward0
+    else:
+        if not data.ndim:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        d = dtypes.dim_index(dim, data.ndim)
+        values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True,
+                                            axis=d, **equal_nan)
+        inverse = inverse.reshape(-1)
+        node_cls = UniqueDimBackward0
+    out = Tensor._make(values)
+    if should_record(x):
+        record(node_cls, out, (x,))
+    extra = [Tensor._make(a.astype(np.int64, copy=False))
+             for a, wanted in ((inverse, return_inverse), (counts, return_counts)) if wanted]
+    return (out, *extra) if extra else out
