@@ -57,9 +57,11 @@ def _index_part(part, xp):
         return part
     if type(part) is slice:
         return checked_slice(part)
+    if isinstance(part, (list, tuple)) or is_array(part):
+        return _sequence_part(part, xp)
     if isinstance(part, str):  # a sequence, to PyTorch: it tries to read it as a tensor
         raise TypeError("new(): invalid data type 'str'")
-    if isinstance(part, Sequence) or is_array(part):  # a list, a range, a deque...
+    if isinstance(part, Sequence):  # a range, a deque...: read as a list
         return _sequence_part(part, xp)
     if isinstance(part, np.integer) or (hasattr(type(part), "__index__") and
                                         not isinstance(part, np.bool_)):
@@ -204,7 +206,7 @@ def _list_as_tuple(index):
     """PyTorch's old rule, deprecated but still applied: a short sequence (not a tuple, a
     string, a tensor or an array) that holds a sequence, a tensor, a slice, ``...`` or
     ``None`` is read as the tuple of its items."""
-    if type(index) is not list and (not isinstance(index, Sequence) or isinstance(index, str)):
+    if type(index) is not list and (isinstance(index, (Tensor, str)) or not isinstance(index, Sequence)):
         return None
     if len(index) >= 32:
         return None
