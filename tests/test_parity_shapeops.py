@@ -530,3 +530,32 @@ def test_nonzero_does_not_join_the_graph():
 def test_where_with_one_of_two_values_is_a_type_error():
     check_error(lambda M: M.where(M.tensor([True]), M.tensor([1.0])),
                 key="where() received an invalid combination of arguments")
+
+
+# -- where(condition, input, other): broadcasting and promotion, Python numbers included ------
+OPERANDS = {
+    "float32": lambda M, rng, shape: M.tensor(rng.standard_normal(shape), dtype=M.float32, requires_grad=True),
+    "float64": lambda M, rng, shape: M.tensor(rng.standard_normal(shape), dtype=M.float64, requires_grad=True),
+    "int64": lambda M, rng, shape: M.tensor(rng.integers(-3, 3, shape)),
+    "bool": lambda M, rng, shape: M.tensor(rng.random(shape) < 0.5),
+    "int": lambda M, rng, shape: 2,
+    "float": lambda M, rng, shape: -1.5,
+    "0d_float64": lambda M, rng, shape: M.tensor(0.25, dtype=M.float64, requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("a", OPERANDS)
+@pytest.mark.parametrize("b", OPERANDS)
+def test_where_promotes_and_broadcasts_as_torch(a, b):
+    def program(M):
+        rng = np.random.default_rng(4)  # the same draws under both libraries
+        cond = M.tensor(rng.random((2, 3)) < 0.5)
+        x, y = OPERANDS[a](M, rng, (3,)), OPERANDS[b](M, rng, (2, 1))
+        out = M.where(cond, x, y)
+        grads = []
+        if out.requires_grad:
+            (out * M.tensor(np.arange(6.0).reshape(2, 3), dtype=out.dtype)).sum().backward()
+            grads = [t.grad for t in (x, y) if isinstance(t, M.Tensor) and t.requires_grad]
+        return out, grads
+
+    check(program)
