@@ -291,6 +291,19 @@ class Tensor:
     def bool(self):
         """``to(nbgrad.bool)``."""
 
+    def broadcast_to(self, size):
+        """``input.expand(size)``: a view broadcast to ``size`` (-1 keeps a dimension).
+
+        Parameters
+        ----------
+        input : Tensor
+        size : tuple of ints
+
+        Returns
+        -------
+        Tensor
+        """
+
     def ceil(self):
         """Each element rounded up; its gradient is zero."""
 
@@ -342,6 +355,20 @@ class Tensor:
 
     def cos(self):
         """The cosine of each element (in radians)."""
+
+    def count_nonzero(self, dim=None):
+        """How many elements are not zero, in all or along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of ints, optional
+
+        Returns
+        -------
+        Tensor
+            int64, with no ``grad_fn``.
+        """
 
     def cpu(self):
         """This tensor on the CPU (itself when it is there already)."""
@@ -440,6 +467,20 @@ class Tensor:
 
     def double(self):
         """``to(nbgrad.float64)``."""
+
+    def dsplit(self, indices_or_sections):
+        """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions.
+
+        Parameters
+        ----------
+        input : Tensor
+        indices_or_sections : int or list of ints
+
+        Returns
+        -------
+        tuple of Tensor
+            Views.
+        """
 
     @property
     def dtype(self):
@@ -585,6 +626,21 @@ class Tensor:
 
     def half(self):
         """``to(nbgrad.float16)``."""
+
+    def hsplit(self, indices_or_sections):
+        """``tensor_split`` along dimension 1 (0 for a 1-d tensor), into equal pieces when
+        given a number (which must divide the size).
+
+        Parameters
+        ----------
+        input : Tensor
+        indices_or_sections : int or list of ints
+
+        Returns
+        -------
+        tuple of Tensor
+            Views.
+        """
 
     def index_add(self, dim, index, source, *, alpha=1):
         """A copy of ``input`` with ``alpha * source[i]`` added at ``index[i]`` along ``dim``
@@ -965,6 +1021,19 @@ class Tensor:
 
     def pow_(self, exponent):
         """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
+
+    def ravel(self):
+        """The elements as a 1-d tensor: a view when ``input`` is contiguous, else of a copy.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            ``contiguous().view(-1)``, as PyTorch does it.
+        """
 
     def reciprocal(self):
         """``1 / input``, element by element (``inf`` at 0)."""
@@ -1381,6 +1450,21 @@ class Tensor:
     def unbind(self, dim=0):
         """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
 
+    def unflatten(self, dim, sizes):
+        """Dimension ``dim`` seen as several, of ``sizes`` (one may be -1), as a view.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        sizes : tuple of ints
+            Multiplying up to ``input.size(dim)``.
+
+        Returns
+        -------
+        Tensor
+        """
+
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         """The distinct elements of ``input`` in ascending order (each NaN counts as distinct),
         or the distinct slices along ``dim``.
@@ -1422,6 +1506,20 @@ class Tensor:
 
     @volatile.setter
     def volatile(self, value): ...
+
+    def vsplit(self, indices_or_sections):
+        """``tensor_split`` along dimension 0 of a tensor of at least 2 dimensions.
+
+        Parameters
+        ----------
+        input : Tensor
+        indices_or_sections : int or list of ints
+
+        Returns
+        -------
+        tuple of Tensor
+            Views.
+        """
 
     def where(self, condition, other):
         """``x.where(condition, y)`` is ``where(condition, x, y)``."""

@@ -559,3 +559,52 @@ def test_where_promotes_and_broadcasts_as_torch(a, b):
         return out, grads
 
     check(program)
+
+
+# -- compositions: hsplit/vsplit/dsplit, broadcast_to/broadcast_tensors, ravel, unflatten, ----
+# -- count_nonzero -----------------------------------------------------------------------------
+COMPOSED = {
+    "hsplit": ([X], lambda M, x: x.hsplit(2)),
+    "hsplit_list": ([X], lambda M, x: M.hsplit(x, [1])),
+    "hsplit_1d": ([V], lambda M, v: v.hsplit(3)),
+    "vsplit": ([X], lambda M, x: x.vsplit([1, 2])),
+    "dsplit": ([Z], lambda M, z: M.dsplit(z, 2)),
+    "broadcast_to": ([X], lambda M, x: x.broadcast_to((3, 3, 4))),
+    "broadcast_to_same": ([X], lambda M, x: M.broadcast_to(x, (3, 4))),
+    "broadcast_tensors": ([X, X[0], X0], lambda M, a, b, c: M.broadcast_tensors(a, b, c)),
+    "broadcast_tensors_one": ([X], lambda M, a: M.broadcast_tensors(a)),
+    "ravel": ([X], lambda M, x: x.ravel()),
+    "ravel_noncontiguous": ([X], lambda M, x: x.t().ravel()),
+    "ravel_0d": ([X0], lambda M, x: M.ravel(x)),
+    "unflatten": ([X], lambda M, x: x.unflatten(1, (2, 2))),
+    "unflatten_inferred": ([X], lambda M, x: x.unflatten(-1, (-1, 2))),
+    "unflatten_function": ([X], lambda M, x: M.unflatten(x, 0, [1, 3])),
+    "count_nonzero": ([X], lambda M, x: (x * (x > 0)).count_nonzero()),
+    "count_nonzero_dim": ([X], lambda M, x: (x > 0).count_nonzero(0)),
+    "count_nonzero_dims": ([X], lambda M, x: M.count_nonzero(x > 0, dim=(0, -1))),
+    "count_nonzero_0d": ([X0], lambda M, x: x.count_nonzero()),
+}
+
+
+@pytest.mark.parametrize("name", COMPOSED)
+def test_composed(name):
+    arrays, fn = COMPOSED[name]
+    check(lambda M: run(M, arrays, fn))
+
+
+COMPOSED_ERRORS = {
+    "hsplit_not_divisible": lambda M: M.zeros(2, 4).hsplit(3),
+    "hsplit_zero": lambda M: M.hsplit(M.zeros(2, 4), 0),
+    "hsplit_0d": lambda M: M.tensor(1.0).hsplit(1),
+    "vsplit_1d": lambda M: M.zeros(4).vsplit(2),
+    "dsplit_2d": lambda M: M.zeros(2, 4).dsplit(2),
+    "broadcast_tensors": lambda M: M.broadcast_tensors(M.zeros(2, 4), M.zeros(3)),
+    "broadcast_to": lambda M: M.zeros(2, 4).broadcast_to((3,)),
+    "unflatten_sizes": lambda M: M.zeros(2, 4).unflatten(1, (3, 2)),
+    "unflatten_empty": lambda M: M.zeros(2, 4).unflatten(1, ()),
+}
+
+
+@pytest.mark.parametrize("name", COMPOSED_ERRORS)
+def test_composed_errors(name):
+    check_error(COMPOSED_ERRORS[name])

@@ -222,3 +222,70 @@ def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return slice_view(x, d, slice(start, start + length))
+
+
+def _split_along(op, x, indices_or_sections, d, ndim):
+    """``tensor_split`` along ``d`` for hsplit/vsplit/dsplit, with their checks."""
+    if x._data.ndim < ndim:
+        raise RuntimeError(f"nbgrad.{op} requires a tensor with at least {ndim} dimension, but got a "
+                           f"tensor with {x._data.ndim} dimensions!")
+    size = x._data.shape[d]
+    if isinstance(indices_or_sections, int) and (not indices_or_sections
+                                                 or size % indices_or_sections):
+        raise RuntimeError(f"nbgrad.{op} attempted to split along dimension {d}, but the size of the "
+                           f"dimension {size} is not divisible by the split_size "
+                           f"{indices_or_sections}!")
+    return tensor_split(x, indices_or_sections, d)
+
+
+@op()
+def hsplit(input: Tensor, indices_or_sections: int | list[int]) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 1 (0 for a 1-d tensor), into equal pieces when
+    given a number (which must divide the size).
+
+    Parameters
+    ----------
+    input : Tensor
+    indices_or_sections : int or list of ints
+
+    Returns
+    -------
+    tuple of Tensor
+        Views.
+    """
+    x = tensor_operand(input, "hsplit")
+    return _split_along("hsplit", x, indices_or_sections, 1 if x._data.ndim > 1 else 0, 1)
+
+
+@op()
+def vsplit(input: Tensor, indices_or_sections: int | list[int]) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 0 of a tensor of at least 2 dimensions.
+
+    Parameters
+    ----------
+    input : Tensor
+    indices_or_sections : int or list of ints
+
+    Returns
+    -------
+    tuple of Tensor
+        Views.
+    """
+    return _split_along("vsplit", tensor_operand(input, "vsplit"), indices_or_sections, 0, 2)
+
+
+@op()
+def dsplit(input: Tensor, indices_or_sections: int | list[int]) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions.
+
+    Parameters
+    ----------
+    input : Tensor
+    indices_or_sections : int or list of ints
+
+    Returns
+    -------
+    tuple of Tensor
+        Views.
+    """
+    return _split_along("dsplit", tensor_operand(input, "dsplit"), indices_or_sections, 2, 3)

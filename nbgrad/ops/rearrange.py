@@ -586,6 +586,92 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     return gather(expand(x, shape), d, expand(index, index_shape))
 
 
+# -- shapes by composition: broadcast_to, broadcast_tensors, ravel, unflatten -----------
+@op()
+def broadcast_to(input: Tensor, size: tuple[int, ...]) -> Tensor:
+    """``input.expand(size)``: a view broadcast to ``size`` (-1 keeps a dimension).
+
+    Parameters
+    ----------
+    input : Tensor
+    size : tuple of ints
+
+    Returns
+    -------
+    Tensor
+    """
+    return expand(tensor_operand(input, "broadcast_to"), tuple(size))
+
+
+@op(method=False)
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (those already of that shape
+    as they are, as PyTorch returns them).
+
+    Parameters
+    ----------
+    tensors : Tensor
+
+    Returns
+    -------
+    tuple of Tensor
+        Views.
+    """
+    tensors = [tensor_operand(t, "broadcast_tensors") for t in tensors]
+    shape = ()
+    for t in tensors:
+        try:
+            shape = np.broadcast_shapes(shape, t._data.shape)
+        except ValueError:
+            raise broadcast_error(shape, t._data.shape) from None
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
+
+
+@op()
+def ravel(input: Tensor) -> Tensor:
+    """The elements as a 1-d tensor: a view when ``input`` is contiguous, else of a copy.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        ``contiguous().view(-1)``, as PyTorch does it.
+    """
+    return tensor_operand(input, "ravel").contiguous().view(-1)
+
+
+@op()
+def unflatten(input: Tensor, dim: int, sizes: tuple[int, ...]) -> Tensor:
+    """Dimension ``dim`` seen as several, of ``sizes`` (one may be -1), as a view.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    sizes : tuple of ints
+        Multiplying up to ``input.size(dim)``.
+
+    Returns
+    -------
+    Tensor
+    """
+    x = tensor_operand(input, "unflatten")
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = dtypes.dim_index(dim, x._data.ndim)
+    size = x._data.shape[d]
+    known = math.prod(s for s in sizes if s != -1)
+    if (-1 in sizes and (not known or size % known)) or (-1 not in sizes and known != size):
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim "
+                           f"{dim} ({size}) in the input tensor")
+    shape = x._data.shape
+    return x.view(*shape[:d], *sizes, *shape[d + 1:])
+
+
 # -- stacks -----------------------------------------------------------------------------
 def _tensors(op, tensors):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
