@@ -608,3 +608,42 @@ COMPOSED_ERRORS = {
 @pytest.mark.parametrize("name", COMPOSED_ERRORS)
 def test_composed_errors(name):
     check_error(COMPOSED_ERRORS[name])
+
+
+# -- meshgrid, tril_indices, triu_indices --------------------------------------------------------
+GRIDS = {
+    "meshgrid": ([V, V[:2]], lambda M, a, b: M.meshgrid(a, b, indexing="ij")),
+    "meshgrid_xy": ([V, V[:2]], lambda M, a, b: M.meshgrid(a, b, indexing="xy")),
+    "meshgrid_list_xy_0d": ([V, V[:2], X0], lambda M, a, b, c: M.meshgrid([a, b, c], indexing="xy")),
+    "meshgrid_one_xy": ([V], lambda M, a: M.meshgrid(a, indexing="xy")),
+    "tril_indices": ([], lambda M: M.tril_indices(3, 3)),
+    "tril_indices_offset": ([], lambda M: M.tril_indices(4, 3, -1)),
+    "tril_indices_empty": ([], lambda M: M.tril_indices(0, 3)),
+    "tril_indices_int32": ([], lambda M: M.tril_indices(3, 3, dtype=M.int32)),
+    "triu_indices": ([], lambda M: M.triu_indices(3, 4, 1)),
+}
+
+
+@pytest.mark.parametrize("name", GRIDS)
+def test_grids(name):
+    arrays, fn = GRIDS[name]
+    check(lambda M: run(M, arrays, fn))
+
+
+def test_meshgrid_without_indexing_warns_once_as_torch():
+    def program(M):
+        M.set_warn_always(True)
+        try:
+            return M.meshgrid(M.tensor([1.0, 2.0]), M.tensor([3.0]))
+        finally:
+            M.set_warn_always(False)
+
+    check_warning(program)
+
+
+def test_grid_errors():
+    check_error(lambda M: M.meshgrid(M.zeros(3), indexing="foo"))
+    check_error(lambda M: M.meshgrid(M.zeros(3, 1), indexing="ij"),
+                key="meshgrid: Expected 0D or 1D tensor in the tensor list but got:")
+    check_error(lambda M: M.tril_indices(-1, 3))
+    check_error(lambda M: M.triu_indices(2, -3))

@@ -182,3 +182,27 @@ def test_unique_has_no_derivative(dim):
 def test_unique_errors():
     check_error(lambda M: M.tensor(3.0).unique(dim=0))
     check_error(lambda M: M.zeros(2, 2).unique(dim=2))
+
+
+# -- searchsorted, bucketize ---------------------------------------------------------------------
+SEQ, VALUES = np.array([1.0, 3, 5, 7]), np.array([[3.0, 6], [0, 9]])
+SEARCH = {
+    "searchsorted": lambda M: M.searchsorted(M.tensor(SEQ), M.tensor(VALUES)),
+    "searchsorted_right": lambda M: M.searchsorted(M.tensor(SEQ), M.tensor(VALUES), right=True),
+    "searchsorted_side": lambda M: M.searchsorted(M.tensor(SEQ), M.tensor(VALUES), side="right"),
+    "searchsorted_number": lambda M: M.searchsorted(M.tensor(SEQ), 4.0),
+    "searchsorted_int32": lambda M: M.searchsorted(M.tensor(SEQ), M.tensor(VALUES), out_int32=True),
+    "searchsorted_rows": lambda M: M.searchsorted(M.tensor([[1.0, 3], [2, 4]]), M.tensor([[2.0], [3]])),
+    "bucketize": lambda M: M.bucketize(M.tensor(VALUES), M.tensor(SEQ)),
+    "bucketize_right": lambda M: M.bucketize(M.tensor(VALUES), M.tensor(SEQ), right=True),
+}
+
+
+@pytest.mark.parametrize("name", SEARCH)
+def test_searchsorted(name):
+    check(SEARCH[name])
+
+
+def test_searchsorted_errors():
+    check_error(lambda M: M.searchsorted(M.tensor([[1.0, 3], [2, 4]]), M.tensor([2.0])))
+    check_error(lambda M: M.bucketize(M.tensor(VALUES), M.tensor([[1.0]])))

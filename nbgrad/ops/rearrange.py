@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import backend, dtypes
 from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
+from ..warn import warn_once
 from .declare import op
 from .gather_scatter import gather
 from .operands import broadcast_error, tensor_operand
@@ -351,6 +352,57 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle("triu", TriuBackward0, input, diagonal, False)
 
 
+def _triangle_indices(row, col, offset, dtype, device, lower):
+    for name, n in (("row", row), ("col", col)):
+        if n < 0:
+            raise RuntimeError(f"{name} must be non-negative, got{n}")  # sic, PyTorch's
+    rows, cols = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
+    data = np.stack([rows, cols]).astype((dtype or dtypes.int64).numpy)
+    return Tensor._make(data if device is None else backend.to_device(data, device))
+
+
+@op(method=False)
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: dtypes.dtype | None = None,
+                 device=None, layout=None) -> Tensor:
+    """The coordinates of the lower triangle (on and below diagonal ``offset``) of a
+    ``row`` by ``col`` matrix, row by row: a ``(2, N)`` tensor of rows, then columns.
+
+    Parameters
+    ----------
+    row, col : int
+    offset : int
+    dtype : dtype, optional
+        int64 by default.
+    device : device, optional
+
+    Returns
+    -------
+    Tensor
+    """
+    return _triangle_indices(row, col, offset, dtype, device, True)
+
+
+@op(method=False)
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: dtypes.dtype | None = None,
+                 device=None, layout=None) -> Tensor:
+    """The coordinates of the upper triangle (on and above diagonal ``offset``) of a
+    ``row`` by ``col`` matrix, row by row: a ``(2, N)`` tensor of rows, then columns.
+
+    Parameters
+    ----------
+    row, col : int
+    offset : int
+    dtype : dtype, optional
+        int64 by default.
+    device : device, optional
+
+    Returns
+    -------
+    Tensor
+    """
+    return _triangle_indices(row, col, offset, dtype, device, False)
+
+
 # -- diagonals --------------------------------------------------------------------------
 def _diagonal_view(data, offset, d1, d2):
     """The diagonal ``offset`` of the planes ``(d1, d2)`` of ``data``, as a writable view
@@ -670,6 +722,54 @@ def unflatten(input: Tensor, dim: int, sizes: tuple[int, ...]) -> Tensor:
                            f"{dim} ({size}) in the input tensor")
     shape = x._data.shape
     return x.view(*shape[:d], *sizes, *shape[d + 1:])
+
+
+_MESHGRID_WARNING = ("nbgrad.meshgrid: in an upcoming release, it will be required to pass the "
+                     "indexing argument.")
+
+
+@op(method=False)
+def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids: for 0-d or 1-d tensors of sizes ``n_1..n_k``, ``k`` tensors of
+    shape ``(n_1, ..., n_k)``, the ``i``-th repeating tensor ``i`` along dimension ``i``.
+
+    Parameters
+    ----------
+    tensors : Tensor, several, or one list or tuple of them
+    indexing : {"ij", "xy"}, optional
+        ``"xy"`` swaps the first two dimensions (NumPy's default). Without it, ``"ij"``,
+        with PyTorch's warning (once) that it will be required.
+
+    Returns
+    -------
+    tuple of Tensor
+        Views (``expand``).
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    tensors = [tensor_operand(t, "meshgrid") for t in tensors]
+    if indexing is None:
+        warn_once(_MESHGRID_WARNING, UserWarning, stacklevel=3)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError('nbgrad.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f"{indexing}")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError("nbgrad.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got: {t}")
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:  # as PyTorch: the first two swapped going in, and the grids coming out
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    shape = tuple(t._data.size for t in tensors)
+    grids = []
+    for i, t in enumerate(tensors):
+        along = [1] * len(tensors)
+        along[i] = -1
+        grids.append(expand(reshape(t, along), shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
 
 
 # -- stacks -----------------------------------------------------------------------------

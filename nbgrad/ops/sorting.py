@@ -311,3 +311,76 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     extra = [Tensor._make(a.astype(np.int64, copy=False))
              for a, wanted in ((inverse, return_inverse), (counts, return_counts)) if wanted]
     return (out, *extra) if extra else out
+
+
+# -- where values would go in a sorted sequence -----------------------------------------
+def _bucket_indices(op, boundaries, values, right, out_int32):
+    b = tensor_operand(boundaries, op, 1, "sorted_sequence")
+    v = values if isinstance(values, Tensor) else Tensor._make(
+        array_module(b._data).asarray(values))
+    side = "right" if right else "left"
+    bounds, data = b._data, v._data
+    xp = array_module(bounds)
+    if bounds.ndim <= 1:
+        found = xp.searchsorted(bounds.reshape(-1), data, side=side)
+    else:
+        if bounds.shape[:-1] != data.shape[:-1]:
+            raise RuntimeError(
+                "nbgrad.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                "dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(bounds.shape)} and input value tensor {list(data.shape)}")
+        rows_b, rows_v = bounds.reshape(-1, bounds.shape[-1]), data.reshape(-1, data.shape[-1])
+        found = xp.stack([xp.searchsorted(rb, rv, side=side) for rb, rv in zip(rows_b, rows_v)])
+        found = found.reshape(data.shape)
+    return Tensor._make(xp.asarray(found).astype(np.int32 if out_int32 else np.int64))
+
+
+@op(method=False)
+def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None, sorter=None) -> Tensor:
+    """For each value of ``input``, where it would go in ``sorted_sequence`` (sorted along
+    its last dimension) to keep it sorted: the first such place, or the last with
+    ``right=True`` (``side="right"``).
+
+    Parameters
+    ----------
+    sorted_sequence : Tensor
+        1-d, or with ``input``'s leading dimensions (a sequence per row).
+    input : Tensor or number
+    out_int32, right, side : as in PyTorch
+    sorter : not supported (None)
+
+    Returns
+    -------
+    Tensor
+        int64 (int32 with ``out_int32``), shaped like ``input``; not differentiable.
+    """
+    if sorter is not None:
+        raise NotImplementedError("nbgrad does not implement searchsorted(sorter=...) (yet)")
+    if side is not None:
+        right = side == "right"
+    return _bucket_indices("searchsorted", sorted_sequence, input, right, out_int32)
+
+
+@op(method=False)
+def bucketize(input: Tensor | float, boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:
+    """The bucket of each value among the 1-d, sorted ``boundaries``: ``i`` such that
+    ``boundaries[i-1] < x <= boundaries[i]`` (``<=`` and ``<`` with ``right=True``).
+
+    Parameters
+    ----------
+    input : Tensor or number
+    boundaries : Tensor
+        1-d and sorted.
+    out_int32, right : bool
+
+    Returns
+    -------
+    Tensor
+        int64 (int32 with ``out_int32``), shaped like ``input``.
+    """
+    b = tensor_operand(boundaries, "bucketize", 2, "boundaries")
+    if b._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b._data.ndim})")
+    return _bucket_indices("bucketize", b, input, right, out_int32)
