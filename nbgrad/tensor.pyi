@@ -1182,6 +1182,28 @@ class Tensor:
     def scatter_add_(self, dim, index, src):
         """In place ``scatter_add``: changes this tensor and bumps its version (chapter 05)."""
 
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        """A copy of ``input`` with the elements of ``src`` combined in at ``index`` along
+        ``dim`` by ``reduce``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        index : Tensor
+            int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+        src : Tensor
+            Of ``input``'s dtype.
+        reduce : {"sum", "prod", "mean", "amax", "amin"}
+        include_self : bool
+            Whether ``input``'s own values take part at the positions ``src`` goes to.
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``input``; positions no index names keep ``input``'s values.
+        """
+
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
 

@@ -530,6 +530,11 @@ OPS = [
            samples=lambda make: [S(make(3, 4), 1, np.array([[0], [3], [1]]), 2.5)]),
     OpInfo("scatter_add", grad_fn="ScatterAddBackward0", saves="nothing", inplace="scatter_add_",
            samples=lambda make: [S(make(3, 4), 0, np.array([[0, 2, 1, 0], [2, 2, 0, 1]]), make(2, 4))]),
+    *(OpInfo("scatter_reduce", variant=reduce, grad_fn="ScatterReduceBackward0", saves="inputs+output",
+             samples=lambda make, reduce=reduce: [
+                 S(make(3, 4), 0, np.array([[0, 0, 1, 2], [0, 2, 1, 2]]), make(2, 4), reduce),
+                 S(make(3, 4), 1, np.array([[0, 0], [3, 3], [1, 2]]), make(3, 2), reduce, include_self=False)])
+      for reduce in ["sum", "prod", "mean", "amax", "amin"]),
     OpInfo("index_select", grad_fn="IndexSelectBackward0", saves="nothing",
            samples=lambda make: [S(make(3, 4), 0, np.array([2, 0, 2])), S(make(3, 4), -1, np.array([3, 1])),
                                  S(make(), 0, np.array([0]))]),

@@ -647,3 +647,44 @@ def test_grid_errors():
                 key="meshgrid: Expected 0D or 1D tensor in the tensor list but got:")
     check_error(lambda M: M.tril_indices(-1, 3))
     check_error(lambda M: M.triu_indices(2, -3))
+
+
+# -- scatter_reduce ------------------------------------------------------------------------------
+SR_X = RNG.standard_normal((3, 4))
+SR_SRC = RNG.standard_normal((2, 4))
+SR_INDEX = np.array([[0, 0, 1, 2], [0, 2, 1, 2]])
+SR_X_ZEROS = np.where(np.arange(12).reshape(3, 4) == 0, 0.0, SR_X)
+SR_SRC_ZEROS = np.where(np.arange(8).reshape(2, 4) % 5 == 1, 0.0, SR_SRC)  # one and two zeros
+SR_INPUTS = {"plain": (SR_X, SR_SRC), "zeros": (SR_X_ZEROS, SR_SRC_ZEROS),
+             "ties": (np.round(SR_X), np.round(SR_SRC))}
+
+
+@pytest.mark.parametrize("inputs", SR_INPUTS)
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce(reduce, include_self, inputs):
+    def fn(M, x, s):
+        return x.scatter_reduce(0, t_(M, SR_INDEX), s, reduce, include_self=include_self)
+
+    check(lambda M: run(M, list(SR_INPUTS[inputs]), fn))
+    if inputs == "plain":
+        assert gradchecks(list(SR_INPUTS[inputs]), fn)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce_integers_and_other_dims(reduce):
+    def program(M):
+        x = M.tensor([[1, 2, 3], [4, 5, 7]])
+        src = M.tensor([[1, -2, 3], [-4, 5, 6]])
+        index = t_(M, [[0, 0, 1], [0, 0, 0]])
+        return [M.scatter_reduce(x, 0, index, src, reduce), x.scatter_reduce(-1, index, src, reduce,
+                                                                             include_self=False)]
+
+    check(program)
+
+
+def test_scatter_reduce_errors():
+    x = lambda M: M.zeros(2, 3)  # noqa: E731
+    check_error(lambda M: x(M).scatter_reduce(0, t_(M, [[0]]), M.ones(1, 1), "foo"))
+    check_error(lambda M: x(M).scatter_reduce(0, t_(M, [[0]]), M.ones(1, 1, dtype=M.float64), "sum"))
+    check_error(lambda M: x(M).scatter_reduce(0, t_(M, [[5]]), M.ones(1, 1), "sum"))

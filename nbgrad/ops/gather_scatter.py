@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..autograd.graph import record, should_record
+from ..autograd.graph import OUTPUT, record, should_record
 from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
@@ -24,6 +24,7 @@ from .declare import op
 from .elementwise import NotImplementedBackward, meta, to_input
 from .indexing import embed
 from .operands import broadcast_error, same_device, tensor_operand
+from .selection import where
 from .shape import cat
 
 _INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
@@ -315,6 +316,125 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     if should_record(x, src):
         record(ScatterAddBackward0, out, (x, src), saved=(index,), dim=d,
                src_shape=src._data.shape)
+    return out
+
+
+_REDUCE_AT = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _reduced(data, idx, d, values, reduce, include_self):
+    """``data`` with ``values`` combined in at ``idx`` along ``d`` by ``reduce``: the
+    positions that receive values start from the reduction's identity when
+    ``include_self`` is False; ``mean`` divides by how many values each position got
+    (rounding down for integers, as PyTorch)."""
+    xp = array_module(data)
+    out = data.copy()
+    if not idx.size:
+        return out
+    key = _positions(idx, d, xp)
+    if not include_self:
+        identity = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
+        if identity is None:
+            identity = _extreme_value(data.dtype, reduce == "amin")
+        out[key] = identity
+    getattr(xp, _REDUCE_AT[reduce]).at(out, key, values)
+    if reduce == "mean":
+        count = xp.full(data.shape, 1 if include_self else 0, data.dtype)
+        xp.add.at(count, key, 1)
+        count[count == 0] = 1
+        out = out // count if data.dtype.kind in "iub" else out / count
+    return out
+
+
+def _extreme_value(dtype, largest):
+    if dtype.kind == "f":
+        return np.inf if largest else -np.inf
+    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+    return (info.max if largest else info.min) if info is not None else largest
+
+
+class ScatterReduceBackward0(Node):
+    """PyTorch's scatter_reduce_backward: per reduction, the gradient of what each element
+    of ``input`` and ``src`` contributed to its position of the result (a tie of
+    ``amax``/``amin`` shares it evenly, zeros in ``prod`` are handled exactly); positions
+    ``src`` wrote to give ``input`` nothing without ``include_self``."""
+
+    __slots__ = ("dim", "include_self", "reduce")
+
+    def apply(self, grad):
+        x, index, src, result = self.saved_values
+        d, reduce, include_self = self.dim, self.reduce, self.include_self
+        if reduce == "sum":
+            grad_x, grad_src = grad, gather(grad, d, index)
+        elif reduce == "mean":
+            ones = Tensor._make(array_module(grad._data).ones(grad._data.shape, grad._data.dtype))
+            count = scatter_add(ones if include_self else ones * 0, d, index,
+                                Tensor._make(array_module(src._data).ones_like(src._data)))
+            count = count.masked_fill(count == 0, 1)
+            grad_x, grad_src = grad / count, gather(grad, d, index) / gather(count, d, index)
+        elif reduce == "prod":
+            grad_x, grad_src = _prod_backward(grad, x, d, index, src, result, include_self)
+        else:  # amax, amin: shared among the elements equal to the result
+            value = gather(result, d, index)
+            x_is, src_is = (x == result).to(grad.dtype), (src == value).to(grad.dtype)
+            share = grad / scatter_add(x_is, d, index, src_is)
+            grad_x, grad_src = x_is * share, src_is * gather(share, d, index)
+        if not include_self:
+            grad_x = scatter(grad_x, d, index, 0)
+        x_fn, src_fn = self._next_nodes
+        return (grad_x if x_fn is not None else None), (grad_src if src_fn is not None else None)
+
+
+def _prod_backward(grad, x, d, index, src, result, include_self):
+    """``prod``'s gradient, exact where elements are zero (PyTorch's formula)."""
+    masked_x = x.masked_fill(x == 0, 1)
+    grad_x = grad * scatter_reduce(masked_x, d, index, src, "prod", include_self=include_self) / masked_x
+    src_zero = src == 0
+    zeros_at = scatter_add(x * 0, d, index, src_zero.to(x.dtype))
+    single_zero = src_zero & (gather(zeros_at, d, index) == 1)
+    without_it = scatter_reduce(x, d, index, src.masked_fill(single_zero, 1), "prod",
+                                include_self=include_self)
+    grad_src = where(single_zero, gather(grad * without_it, d, index),
+                     gather(grad * result, d, index) / src.masked_fill(src_zero, 1))
+    return grad_x, grad_src
+
+
+@op(ScatterReduceBackward0)
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """A copy of ``input`` with the elements of ``src`` combined in at ``index`` along
+    ``dim`` by ``reduce``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    index : Tensor
+        int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+    src : Tensor
+        Of ``input``'s dtype.
+    reduce : {"sum", "prod", "mean", "amax", "amin"}
+    include_self : bool
+        Whether ``input``'s own values take part at the positions ``src`` goes to.
+
+    Returns
+    -------
+    Tensor
+        Shaped like ``input``; positions no index names keep ``input``'s values.
+    """
+    x = tensor_operand(input, "scatter_reduce")
+    index = _index_operand(index, "scatter_reduce")
+    src = tensor_operand(src, "scatter_reduce", 3, "src")
+    if reduce not in _REDUCE_AT:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    same_device(x, index, src)
+    data, idx, d = _gather_index("scatter", x, dim, index, src._data)
+    values = _scatter_values("scatter", x, src, idx.shape)
+    out = Tensor._make(_reduced(data, idx, d, values, reduce, include_self).reshape(x._data.shape))
+    if should_record(x, src):
+        record(ScatterReduceBackward0, out, (x, src), saved=(x, index, src, OUTPUT), dim=d,
+               reduce=reduce, include_self=include_self)
     return out
 
 
