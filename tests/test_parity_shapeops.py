@@ -684,7 +684,7 @@ def test_scatter_reduce_integers_and_other_dims(reduce):
 
 
 def test_scatter_reduce_errors():
-    x = lambda M: M.zeros(2, 3)  # noqa: E731
-    check_error(lambda M: x(M).scatter_reduce(0, t_(M, [[0]]), M.ones(1, 1), "foo"))
-    check_error(lambda M: x(M).scatter_reduce(0, t_(M, [[0]]), M.ones(1, 1, dtype=M.float64), "sum"))
-    check_error(lambda M: x(M).scatter_reduce(0, t_(M, [[5]]), M.ones(1, 1), "sum"))
+    check_error(lambda M: M.zeros(2, 3).scatter_reduce(0, t_(M, [[0]]), M.ones(1, 1), "foo"))
+    check_error(lambda M: M.zeros(2, 3).scatter_reduce(0, t_(M, [[0]]), M.ones(1, 1, dtype=M.float64),
+                                                       "sum"))
+    check_error(lambda M: M.zeros(2, 3).scatter_reduce(0, t_(M, [[5]]), M.ones(1, 1), "sum"))
