@@ -3,6 +3,8 @@
 Their gradients pass to whichever operand supplied each element of the result.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import dtypes
@@ -201,9 +203,22 @@ class WhereBackward0(Node):
 
 
 @op(WhereBackward0, method=False)
-def where(condition, input=None, other=None):
+def where(condition: Tensor, input: Tensor | float | None = None,
+          other: Tensor | float | None = None) -> Tensor | tuple[Tensor, ...]:
     """``input`` where ``condition`` holds, else ``other`` (tensors or numbers, broadcast);
-    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``."""
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+
+    Parameters
+    ----------
+    condition : Tensor
+        A bool tensor (any dtype for the one-argument form).
+    input, other : Tensor or number
+        Both or neither; promoted together as PyTorch promotes them.
+
+    Returns
+    -------
+    Tensor, or a tuple of index tensors for the one-argument form
+    """
     if input is None and other is None:
         return nonzero(tensor_operand(condition, "where", 1, "condition"), as_tuple=True)
     if input is None or other is None:
