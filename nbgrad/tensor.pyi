@@ -1309,6 +1309,9 @@ class Tensor:
     def swapaxes(self, dim0, dim1):
         """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
 
+    def swapdims(self, dim0, dim1):
+        """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
+
     def t(self):
         """The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves)."""
 

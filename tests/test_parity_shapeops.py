@@ -400,6 +400,8 @@ REARRANGE = {
     "movedim": ([Z], lambda M, z: z.movedim(0, 2)),
     "movedim_tuples": ([Z], lambda M, z: M.movedim(z, (0, -1), (2, 0))),
     "moveaxis": ([Z], lambda M, z: M.moveaxis(z, 1, 0)),
+    "swapdims": ([Z], lambda M, z: z.swapdims(0, -1)),
+    "swapdims_function": ([Z], lambda M, z: M.swapdims(z, 1, 2)),
     "movedim_0d": ([X0], lambda M, x: x.movedim(0, 0)),
     "take_along_dim": ([X], lambda M, x: x.take_along_dim(M.tensor([[0], [3], [1]]), 1)),
     "take_along_dim_broadcast": ([X], lambda M, x: M.take_along_dim(x, M.tensor([[0], [2]]), 0)),
