@@ -260,13 +260,14 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
         if is_tensor:
             warn_once(_REDUCE_WARNING, UserWarning, stacklevel=3)  # once, as PyTorch's
     same_device(x, index, src)
-    data, idx, d = _gather_index("scatter", x, dim, index, src._data if is_tensor else None)
+    data, idx, d = _gather_index("scatter", x, dim, index,
+                                 src._data if isinstance(src, Tensor) else None)
     values = _scatter_values("scatter", x, src, idx.shape)
     out = Tensor._make(_scattered(data, idx, d, values, reduce).reshape(x._data.shape))
     if reduce is not None:
         if should_record(x, src):  # as PyTorch: recorded, but backward through it raises
             record(NotImplementedBackward, out, (x, src), op="scatter")
-    elif is_tensor:
+    elif isinstance(src, Tensor):
         if should_record(x, src):
             record(ScatterBackward0, out, (x, src), saved=(index,), dim=d,
                    src_shape=src._data.shape)

@@ -145,24 +145,24 @@ def roll(input: Tensor, shifts: int | tuple[int, ...],
     Tensor
     """
     x = tensor_operand(input, "roll")
-    shifts = _as_tuple(shifts)
-    dims = () if dims is None else _as_tuple(dims)
-    if not shifts:
+    by = _as_tuple(shifts)
+    along = () if dims is None else _as_tuple(dims)
+    if not by:
         raise RuntimeError("`shifts` required")
-    if len(shifts) != len(dims) and not (not dims and len(shifts) == 1):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if len(by) != len(along) and not (not along and len(by) == 1):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(by)}, dims:{len(along)}")
     data = x._data
     xp = array_module(data)
-    if dims:
+    if along:
         if not data.ndim:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-        dims = tuple(dtypes.dim_index(d, data.ndim) for d in dims)
-        rolled = xp.roll(data, shifts, dims)
+        along = tuple(dtypes.dim_index(d, data.ndim) for d in along)
+        rolled = xp.roll(data, by, along)
     else:
-        rolled = xp.roll(data, shifts[0])
+        rolled = xp.roll(data, by[0])
     out = Tensor._make(rolled)
     if should_record(x):
-        record(RollBackward0, out, (x,), shifts=shifts, dims=dims if dims else None)
+        record(RollBackward0, out, (x,), shifts=by, dims=along if along else None)
     return out
 
 
@@ -193,16 +193,16 @@ def rot90(input: Tensor, k: int = 1, dims: tuple[int, int] = (0, 1)) -> Tensor:
     Tensor
     """
     x = tensor_operand(input, "rot90")
-    dims = tuple(dims)
+    plane = tuple(dims)
     ndim = x._data.ndim
-    if len(dims) != 2:
-        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if len(plane) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(plane)}")
     if ndim < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
-    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == ndim:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
-                           f"dim1 = {dims[1]}")
-    axes = tuple(dtypes.dim_index(d, ndim) for d in dims)
+    if plane[0] == plane[1] or abs(plane[0] - plane[1]) == ndim:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {plane[0]} and "
+                           f"dim1 = {plane[1]}")
+    axes = tuple(dtypes.dim_index(d, ndim) for d in plane)
     out = Tensor._make(array_module(x._data).rot90(x._data, k, axes).copy())
     if should_record(x):
         record(Rot90Backward0, out, (x,), k=k, dims=axes)
@@ -280,9 +280,8 @@ def tile(input: Tensor, dims: int | tuple[int, ...]) -> Tensor:
         Its ``grad_fn`` is ``RepeatBackward0``, as in PyTorch.
     """
     x = tensor_operand(input, "tile")
-    dims = _as_tuple(dims)
-    dims = (1,) * (x._data.ndim - len(dims)) + tuple(dims)
-    return repeat(x, dims)
+    given = _as_tuple(dims)
+    return repeat(x, (1,) * (x._data.ndim - len(given)) + given)
 
 
 # -- tril, triu -------------------------------------------------------------------------
@@ -578,16 +577,16 @@ def movedim(input: Tensor, source: int | tuple[int, ...],
     Tensor
     """
     x = tensor_operand(input, "movedim")
-    source, destination = list(_as_tuple(source)), list(_as_tuple(destination))
-    if len(source) != len(destination):
+    sources, destinations = list(_as_tuple(source)), list(_as_tuple(destination))
+    if len(sources) != len(destinations):
         raise RuntimeError(
-            f"movedim: Invalid source or destination dims: source ({source} dims) should "
-            f"contain the same number of dims as destination ({destination} dims)")
+            f"movedim: Invalid source or destination dims: source ({sources} dims) should "
+            f"contain the same number of dims as destination ({destinations} dims)")
     ndim = x._data.ndim
-    src = [dtypes.dim_index(d, ndim) for d in source]
+    src = [dtypes.dim_index(d, ndim) for d in sources]
     if not ndim:
         return x[...]  # an alias (AliasBackward0), as PyTorch's
-    dst = [dtypes.dim_index(d, ndim) for d in destination]
+    dst = [dtypes.dim_index(d, ndim) for d in destinations]
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
@@ -669,14 +668,14 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     tuple of Tensor
         Views.
     """
-    tensors = [tensor_operand(t, "broadcast_tensors") for t in tensors]
-    shape = ()
-    for t in tensors:
+    operands = [tensor_operand(t, "broadcast_tensors") for t in tensors]
+    shape: tuple[int, ...] = ()
+    for t in operands:
         try:
             shape = np.broadcast_shapes(shape, t._data.shape)
         except ValueError:
             raise broadcast_error(shape, t._data.shape) from None
-    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in operands)
 
 
 @op()
@@ -711,17 +710,17 @@ def unflatten(input: Tensor, dim: int, sizes: tuple[int, ...]) -> Tensor:
     Tensor
     """
     x = tensor_operand(input, "unflatten")
-    sizes = [int(s) for s in sizes]
-    if not sizes:
+    new = [int(s) for s in sizes]
+    if not new:
         raise RuntimeError("unflatten: sizes must be non-empty")
     d = dtypes.dim_index(dim, x._data.ndim)
     size = x._data.shape[d]
-    known = math.prod(s for s in sizes if s != -1)
-    if (-1 in sizes and (not known or size % known)) or (-1 not in sizes and known != size):
-        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim "
+    known = math.prod(s for s in new if s != -1)
+    if (-1 in new and (not known or size % known)) or (-1 not in new and known != size):
+        raise RuntimeError(f"unflatten: Provided sizes {new} don't multiply up to the size of dim "
                            f"{dim} ({size}) in the input tensor")
     shape = x._data.shape
-    return x.view(*shape[:d], *sizes, *shape[d + 1:])
+    return x.view(*shape[:d], *new, *shape[d + 1:])
 
 
 _MESHGRID_WARNING = ("nbgrad.meshgrid: in an upcoming release, it will be required to pass the "
@@ -745,26 +744,25 @@ def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...
     tuple of Tensor
         Views (``expand``).
     """
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    tensors = [tensor_operand(t, "meshgrid") for t in tensors]
+    given = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    operands = [tensor_operand(t, "meshgrid") for t in given]
     if indexing is None:
         warn_once(_MESHGRID_WARNING, UserWarning, stacklevel=3)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError('nbgrad.meshgrid: indexing must be one of "xy" or "ij", but received: '
                            f"{indexing}")
-    for t in tensors:
+    for t in operands:
         if t._data.ndim > 1:
             raise RuntimeError("nbgrad.meshgrid: Expected 0D or 1D tensor in the tensor list but "
                                f"got: {t}")
-    swap = indexing == "xy" and len(tensors) >= 2
+    swap = indexing == "xy" and len(operands) >= 2
     if swap:  # as PyTorch: the first two swapped going in, and the grids coming out
-        tensors[0], tensors[1] = tensors[1], tensors[0]
-    shape = tuple(t._data.size for t in tensors)
+        operands[0], operands[1] = operands[1], operands[0]
+    shape = tuple(t._data.size for t in operands)
     grids = []
-    for i, t in enumerate(tensors):
-        along = [1] * len(tensors)
+    for i, t in enumerate(operands):
+        along = [1] * len(operands)
         along[i] = -1
         grids.append(expand(reshape(t, along), shape))
     if swap:

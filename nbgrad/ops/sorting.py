@@ -77,7 +77,7 @@ class SortBackward1(SortBackward0):
 
 @op(SortBackward0, SortBackward1)
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
-         stable: bool | None = None) -> return_types.sort:
+         stable: bool | None = None) -> tuple[Tensor, Tensor]:
     """The elements sorted along ``dim``, and where each came from.
 
     Parameters
@@ -158,7 +158,7 @@ class TopkBackward0(Node):
 
 @op(TopkBackward0)
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
-         sorted: bool = True) -> return_types.topk:
+         sorted: bool = True) -> tuple[Tensor, Tensor]:
     """The ``k`` largest (or smallest) elements along ``dim``, and where they came from.
 
     Parameters
@@ -207,7 +207,7 @@ class KthvalueBackward0(Node):
 
 @op(KthvalueBackward0)
 def kthvalue(input: Tensor, k: int, dim: int = -1,
-             keepdim: bool = False) -> return_types.kthvalue:
+             keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The ``k``-th smallest element along ``dim`` (``k`` counts from 1), and its index.
 
     Parameters
@@ -296,7 +296,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         values, inverse, counts = xp.unique(data.reshape(-1), return_inverse=True,
                                             return_counts=True, **equal_nan)
         inverse = inverse.reshape(data.shape)
-        node_cls = Unique2Backward0
+        node_cls: type[Node] = Unique2Backward0
     else:
         if not data.ndim:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
