@@ -356,20 +356,6 @@ class Tensor:
     def cos(self):
         """The cosine of each element (in radians)."""
 
-    def count_nonzero(self, dim=None):
-        """How many elements are not zero, in all or along ``dim``.
-
-        Parameters
-        ----------
-        input : Tensor
-        dim : int or tuple of ints, optional
-
-        Returns
-        -------
-        Tensor
-            int64, with no ``grad_fn``.
-        """
-
     def cpu(self):
         """This tensor on the CPU (itself when it is there already)."""
 

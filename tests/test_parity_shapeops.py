@@ -563,8 +563,7 @@ def test_where_promotes_and_broadcasts_as_torch(a, b):
     check(program)
 
 
-# -- compositions: hsplit/vsplit/dsplit, broadcast_to/broadcast_tensors, ravel, unflatten, ----
-# -- count_nonzero -----------------------------------------------------------------------------
+# -- compositions: hsplit/vsplit/dsplit, broadcast_to/broadcast_tensors, ravel, unflatten -----
 COMPOSED = {
     "hsplit": ([X], lambda M, x: x.hsplit(2)),
     "hsplit_list": ([X], lambda M, x: M.hsplit(x, [1])),
@@ -581,10 +580,6 @@ COMPOSED = {
     "unflatten": ([X], lambda M, x: x.unflatten(1, (2, 2))),
     "unflatten_inferred": ([X], lambda M, x: x.unflatten(-1, (-1, 2))),
     "unflatten_function": ([X], lambda M, x: M.unflatten(x, 0, [1, 3])),
-    "count_nonzero": ([X], lambda M, x: (x * (x > 0)).count_nonzero()),
-    "count_nonzero_dim": ([X], lambda M, x: (x > 0).count_nonzero(0)),
-    "count_nonzero_dims": ([X], lambda M, x: M.count_nonzero(x > 0, dim=(0, -1))),
-    "count_nonzero_0d": ([X0], lambda M, x: x.count_nonzero()),
 }
 
 

@@ -227,29 +227,6 @@ def argwhere(input: Tensor) -> Tensor:
     return nonzero(tensor_operand(input, "argwhere"))
 
 
-@op()
-def count_nonzero(input: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
-    """How many elements are not zero, in all or along ``dim``.
-
-    Parameters
-    ----------
-    input : Tensor
-    dim : int or tuple of ints, optional
-
-    Returns
-    -------
-    Tensor
-        int64, with no ``grad_fn``.
-    """
-    x = tensor_operand(input, "count_nonzero")
-    data = x._data
-    axes = None if dim is None else tuple(
-        dtypes.dim_index(d, data.ndim) for d in (dim if isinstance(dim, (tuple, list)) else (dim,)))
-    xp = array_module(data)
-    counted = (data != 0).sum(axis=axes if data.ndim else None)
-    return Tensor._make(xp.asarray(counted).astype(np.int64))
-
-
 # -- piecewise constant: zero gradient --------------------------------------------------
 class ZeroGradient(Node):
     """The derivative of a step function: zero wherever it exists (and taken as zero at
