@@ -102,6 +102,17 @@ from nbgrad.ops.arithmetic import rsub as rsub
 from nbgrad.ops.arithmetic import square as square
 from nbgrad.ops.arithmetic import sub as sub
 from nbgrad.ops.arithmetic import sub as subtract
+from nbgrad.ops.gather_scatter import gather as gather
+from nbgrad.ops.gather_scatter import index_add as index_add
+from nbgrad.ops.gather_scatter import index_copy as index_copy
+from nbgrad.ops.gather_scatter import index_fill as index_fill
+from nbgrad.ops.gather_scatter import index_select as index_select
+from nbgrad.ops.gather_scatter import masked_scatter as masked_scatter
+from nbgrad.ops.gather_scatter import masked_select as masked_select
+from nbgrad.ops.gather_scatter import scatter as scatter
+from nbgrad.ops.gather_scatter import scatter_add as scatter_add
+from nbgrad.ops.gather_scatter import scatter_reduce as scatter_reduce
+from nbgrad.ops.gather_scatter import take as take
 from nbgrad.ops.indexing import select as select
 from nbgrad.ops.indexing import unbind as unbind
 from nbgrad.ops.linalg import bmm as bmm
@@ -114,6 +125,7 @@ from nbgrad.ops.nondifferentiable import allclose as allclose
 from nbgrad.ops.nondifferentiable import any as any
 from nbgrad.ops.nondifferentiable import argmax as argmax
 from nbgrad.ops.nondifferentiable import argmin as argmin
+from nbgrad.ops.nondifferentiable import argwhere as argwhere
 from nbgrad.ops.nondifferentiable import ceil as ceil
 from nbgrad.ops.nondifferentiable import eq as eq
 from nbgrad.ops.nondifferentiable import equal as equal
@@ -134,6 +146,7 @@ from nbgrad.ops.nondifferentiable import lt as less
 from nbgrad.ops.nondifferentiable import lt as lt
 from nbgrad.ops.nondifferentiable import ne as ne
 from nbgrad.ops.nondifferentiable import ne as not_equal
+from nbgrad.ops.nondifferentiable import nonzero as nonzero
 from nbgrad.ops.nondifferentiable import round as round
 from nbgrad.ops.nondifferentiable import sgn as sgn
 from nbgrad.ops.nondifferentiable import sign as sign
@@ -144,6 +157,13 @@ from nbgrad.ops.pairwise import hypot as hypot
 from nbgrad.ops.pairwise import lerp as lerp
 from nbgrad.ops.pairwise import logaddexp as logaddexp
 from nbgrad.ops.pairwise import xlogy as xlogy
+from nbgrad.ops.pieces import chunk as chunk
+from nbgrad.ops.pieces import dsplit as dsplit
+from nbgrad.ops.pieces import hsplit as hsplit
+from nbgrad.ops.pieces import narrow as narrow
+from nbgrad.ops.pieces import split as split
+from nbgrad.ops.pieces import tensor_split as tensor_split
+from nbgrad.ops.pieces import vsplit as vsplit
 from nbgrad.ops.pointwise import abs as abs
 from nbgrad.ops.pointwise import acos as acos
 from nbgrad.ops.pointwise import acos as arccos
@@ -177,6 +197,36 @@ from nbgrad.ops.products import einsum as einsum
 from nbgrad.ops.products import kron as kron
 from nbgrad.ops.products import outer as ger
 from nbgrad.ops.products import outer as outer
+from nbgrad.ops.rearrange import atleast_1d as atleast_1d
+from nbgrad.ops.rearrange import atleast_2d as atleast_2d
+from nbgrad.ops.rearrange import atleast_3d as atleast_3d
+from nbgrad.ops.rearrange import broadcast_tensors as broadcast_tensors
+from nbgrad.ops.rearrange import broadcast_to as broadcast_to
+from nbgrad.ops.rearrange import column_stack as column_stack
+from nbgrad.ops.rearrange import diag as diag
+from nbgrad.ops.rearrange import diag_embed as diag_embed
+from nbgrad.ops.rearrange import diagonal as diagonal
+from nbgrad.ops.rearrange import dstack as dstack
+from nbgrad.ops.rearrange import flip as flip
+from nbgrad.ops.rearrange import fliplr as fliplr
+from nbgrad.ops.rearrange import flipud as flipud
+from nbgrad.ops.rearrange import hstack as hstack
+from nbgrad.ops.rearrange import meshgrid as meshgrid
+from nbgrad.ops.rearrange import movedim as moveaxis
+from nbgrad.ops.rearrange import movedim as movedim
+from nbgrad.ops.rearrange import ravel as ravel
+from nbgrad.ops.rearrange import repeat as repeat
+from nbgrad.ops.rearrange import roll as roll
+from nbgrad.ops.rearrange import rot90 as rot90
+from nbgrad.ops.rearrange import take_along_dim as take_along_dim
+from nbgrad.ops.rearrange import tile as tile
+from nbgrad.ops.rearrange import tril as tril
+from nbgrad.ops.rearrange import tril_indices as tril_indices
+from nbgrad.ops.rearrange import triu as triu
+from nbgrad.ops.rearrange import triu_indices as triu_indices
+from nbgrad.ops.rearrange import unflatten as unflatten
+from nbgrad.ops.rearrange import vstack as row_stack
+from nbgrad.ops.rearrange import vstack as vstack
 from nbgrad.ops.reductions import amax as amax
 from nbgrad.ops.reductions import amin as amin
 from nbgrad.ops.reductions import cdist as cdist
@@ -218,8 +268,17 @@ from nbgrad.ops.shape import squeeze as squeeze
 from nbgrad.ops.shape import stack as stack
 from nbgrad.ops.shape import t as t
 from nbgrad.ops.shape import transpose as swapaxes
+from nbgrad.ops.shape import transpose as swapdims
 from nbgrad.ops.shape import transpose as transpose
 from nbgrad.ops.shape import unsqueeze as unsqueeze
+from nbgrad.ops.sorting import argsort as argsort
+from nbgrad.ops.sorting import bucketize as bucketize
+from nbgrad.ops.sorting import kthvalue as kthvalue
+from nbgrad.ops.sorting import msort as msort
+from nbgrad.ops.sorting import searchsorted as searchsorted
+from nbgrad.ops.sorting import sort as sort
+from nbgrad.ops.sorting import topk as topk
+from nbgrad.ops.sorting import unique as unique
 from nbgrad.ops.special import erf as erf
 from nbgrad.ops.special import erfc as erfc
 from nbgrad.ops.special import erfinv as erfinv
@@ -261,32 +320,40 @@ __all__ = [
     'HalfTensor', 'IntTensor', 'LongTensor', 'Parameter', 'ShortTensor', 'Size', 'Tensor',
     'abs', 'acos', 'acosh', 'add', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any',
     'arange', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh',
-    'argmax', 'argmin', 'as_tensor', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bernoulli',
-    'bmm', 'bool', 'cat', 'cdist', 'ceil', 'clamp', 'clamp_max', 'clamp_min', 'clip', 'clone',
-    'concat', 'concatenate', 'cos', 'cosh', 'count_nonzero', 'cummax', 'cummin', 'cumprod',
-    'cumsum', 'default_generator', 'device', 'dist', 'div', 'divide', 'dot', 'double', 'dtype',
-    'e', 'einsum', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal', 'erf', 'erfc', 'erfinv',
-    'exp', 'exp2', 'expand', 'expm1', 'eye', 'flatten', 'float', 'float16', 'float32',
-    'float64', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'full',
-    'full_like', 'ge', 'ger', 'get_default_device', 'get_default_dtype', 'get_rng_state',
-    'greater', 'greater_equal', 'gt', 'half', 'hypot', 'inf', 'inference_mode', 'initial_seed',
-    'int', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled',
-    'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'is_tensor',
-    'is_warn_always_enabled', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'kron', 'le',
-    'lerp', 'less', 'less_equal', 'linspace', 'load', 'log', 'log10', 'log1p', 'log2',
-    'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_not', 'logsumexp', 'long', 'lt',
-    'manual_seed', 'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'median', 'min',
-    'minimum', 'mm', 'mul', 'multinomial', 'multiply', 'mv', 'nan', 'nan_to_num', 'nanmean',
-    'nanmedian', 'nansum', 'ne', 'neg', 'negative', 'no_grad', 'norm', 'normal', 'not_equal',
+    'argmax', 'argmin', 'argsort', 'argwhere', 'as_tensor', 'asin', 'asinh', 'atan', 'atan2',
+    'atanh', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'bernoulli', 'bmm', 'bool',
+    'broadcast_tensors', 'broadcast_to', 'bucketize', 'cat', 'cdist', 'ceil', 'chunk', 'clamp',
+    'clamp_max', 'clamp_min', 'clip', 'clone', 'column_stack', 'concat', 'concatenate', 'cos',
+    'cosh', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'default_generator',
+    'device', 'diag', 'diag_embed', 'diagonal', 'dist', 'div', 'divide', 'dot', 'double',
+    'dsplit', 'dstack', 'dtype', 'e', 'einsum', 'empty', 'empty_like', 'enable_grad', 'eq',
+    'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expand', 'expm1', 'eye', 'flatten',
+    'flip', 'fliplr', 'flipud', 'float', 'float16', 'float32', 'float64', 'floor',
+    'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'full', 'full_like', 'gather',
+    'ge', 'ger', 'get_default_device', 'get_default_dtype', 'get_rng_state', 'greater',
+    'greater_equal', 'gt', 'half', 'hsplit', 'hstack', 'hypot', 'index_add', 'index_copy',
+    'index_fill', 'index_select', 'inf', 'inference_mode', 'initial_seed', 'int', 'int16',
+    'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled',
+    'is_grad_enabled', 'is_inference_mode_enabled', 'is_tensor', 'is_warn_always_enabled',
+    'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'kron', 'kthvalue', 'le', 'lerp', 'less',
+    'less_equal', 'linspace', 'load', 'log', 'log10', 'log1p', 'log2', 'log_softmax',
+    'logaddexp', 'logcumsumexp', 'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed',
+    'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'maximum', 'mean',
+    'median', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'msort', 'mul',
+    'multinomial', 'multiply', 'mv', 'nan', 'nan_to_num', 'nanmean', 'nanmedian', 'nansum',
+    'narrow', 'ne', 'neg', 'negative', 'no_grad', 'nonzero', 'norm', 'normal', 'not_equal',
     'numel', 'ones', 'ones_like', 'outer', 'permute', 'pi', 'poisson', 'positive', 'pow',
     'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm',
-    'reciprocal', 'relu', 'remainder', 'reshape', 'return_types', 'round', 'rsqrt', 'rsub',
-    'save', 'seed', 'select', 'set_default_device', 'set_default_dtype', 'set_grad_enabled',
-    'set_printoptions', 'set_rng_state', 'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign',
-    'sin', 'sinh', 'softmax', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'std_mean', 'sub',
-    'subtract', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'true_divide',
-    'trunc', 'uint8', 'unbind', 'unsqueeze', 'var', 'var_mean', 'where', 'xlogy', 'zeros',
-    'zeros_like',
+    'ravel', 'reciprocal', 'relu', 'remainder', 'repeat', 'reshape', 'return_types', 'roll',
+    'rot90', 'round', 'row_stack', 'rsqrt', 'rsub', 'save', 'scatter', 'scatter_add',
+    'scatter_reduce', 'searchsorted', 'seed', 'select', 'set_default_device',
+    'set_default_dtype', 'set_grad_enabled', 'set_printoptions', 'set_rng_state',
+    'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign', 'sin', 'sinh', 'softmax', 'sort',
+    'split', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum',
+    'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tanh', 'tensor',
+    'tensor_split', 'tile', 'topk', 'transpose', 'tril', 'tril_indices', 'triu', 'triu_indices',
+    'true_divide', 'trunc', 'uint8', 'unbind', 'unflatten', 'unique', 'unsqueeze', 'var',
+    'var_mean', 'vsplit', 'vstack', 'where', 'xlogy', 'zeros', 'zeros_like',
 ]
 
 e: builtins.float

@@ -508,6 +508,36 @@ class Tensor:
         ``keepdims=``: NumPy's spellings).
         """
 
+    def argsort(self, dim=-1, descending=False, *, stable=False):
+        """The indices that sort ``input`` along ``dim``: ``sort(...).indices``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        descending : bool
+        stable : bool
+            As for ``sort``: nbgrad's order is always stable.
+
+        Returns
+        -------
+        Tensor
+            int64, shaped like ``input``; not differentiable.
+        """
+
+    def argwhere(self):
+        """``nonzero(input)``: the indices of the nonzero elements, one row each.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            int64 of shape ``(count, input.ndim)``.
+        """
+
     def asin(self):
         """The inverse sine of each element, in ``[-pi/2, pi/2]`` (``nan`` outside ``[-1, 1]``).
 
@@ -631,6 +661,19 @@ class Tensor:
     def bool(self):
         """``to(nbgrad.bool)``."""
 
+    def broadcast_to(self, size):
+        """``input.expand(size)``: a view broadcast to ``size`` (-1 keeps a dimension).
+
+        Parameters
+        ----------
+        input : Tensor
+        size : tuple of ints
+
+        Returns
+        -------
+        Tensor
+        """
+
     def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         """Fill in place with samples of the Cauchy distribution (``median``, scale ``sigma`` > 0).
 
@@ -645,6 +688,23 @@ class Tensor:
 
     def ceil_(self):
         """In place ``ceil``: changes this tensor and bumps its version (chapter 05)."""
+
+    def chunk(self, chunks, dim=0):
+        """``input`` cut along ``dim`` into at most ``chunks`` views of equal size (the last may
+        be smaller; there may be fewer), as ``split(ceil(size / chunks))``.
+
+        Parameters
+        ----------
+        input : Tensor
+        chunks : int
+            Greater than 0.
+        dim : int
+
+        Returns
+        -------
+        tuple of Tensor
+            Views, as ``split``'s.
+        """
 
     def clamp(self, min=None, max=None):
         """Each element limited to ``[min, max]``: both bounds numbers (or 0-d tensors, read as
@@ -837,6 +897,57 @@ class Tensor:
     def device(self):
         """Where the values live: ``device(type='cpu')`` or a CUDA device."""
 
+    def diag(self, diagonal=0):
+        """A 1-d tensor on the diagonal ``diagonal`` of a square matrix, or the diagonal of a
+        matrix as a 1-d copy.
+
+        Parameters
+        ----------
+        input : Tensor
+            1-d or 2-d.
+        diagonal : int
+            Above the main diagonal if positive, below if negative.
+
+        Returns
+        -------
+        Tensor
+            2-d from 1-d (``DiagEmbedBackward0``), 1-d from 2-d (``DiagonalBackward0_copy``).
+        """
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        """Matrices with the last dimension of ``input`` on their diagonal ``offset``, zeros
+        elsewhere, in the planes ``(dim1, dim2)`` of the result (which has one more dimension).
+
+        Parameters
+        ----------
+        input : Tensor
+        offset : int
+        dim1, dim2 : int
+            Dimensions of the result.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        """The diagonal ``offset`` (above the main one if positive) of the planes spanned by
+        ``dim1`` and ``dim2``, as a view: the other dimensions, then the diagonal's.
+
+        Parameters
+        ----------
+        input : Tensor
+            At least 2-d.
+        offset : int
+        dim1, dim2 : int
+            Two different dimensions.
+
+        Returns
+        -------
+        Tensor
+            A view, writable, as PyTorch's (NumPy's is read-only).
+        """
+
     def dim(self):
         """The number of dimensions (0 for a scalar tensor)."""
 
@@ -874,6 +985,20 @@ class Tensor:
 
     def double(self):
         """``to(nbgrad.float64)``."""
+
+    def dsplit(self, indices_or_sections):
+        """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions.
+
+        Parameters
+        ----------
+        input : Tensor
+        indices_or_sections : int or list of ints
+
+        Returns
+        -------
+        tuple of Tensor
+            Views.
+        """
 
     @property
     def dtype(self):
@@ -991,6 +1116,45 @@ class Tensor:
     def flatten(self, start_dim=0, end_dim=-1):
         """Dimensions ``start_dim`` to ``end_dim`` merged into one."""
 
+    def flip(self, *dims):
+        """A copy of ``input`` with the order of its elements reversed along ``dims``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dims : ints, or one tuple or list of them
+            The dimensions to reverse (none: a plain copy).
+
+        Returns
+        -------
+        Tensor
+            A copy (NumPy's ``flip`` is a view; PyTorch's is not).
+        """
+
+    def fliplr(self):
+        """``flip(input, 1)``: the columns in reverse order (at least 2-d).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def flipud(self):
+        """``flip(input, 0)``: the rows in reverse order (at least 1-d).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
     def float(self):
         """``to(nbgrad.float32)``."""
 
@@ -1033,6 +1197,26 @@ class Tensor:
 
     def frac_(self):
         """In place ``frac``: changes this tensor and bumps its version (chapter 05)."""
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        """Values along ``dim`` at ``index``: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+            The dimension to gather along.
+        index : Tensor
+            int64 (or int32) indices, with as many dimensions as ``input`` and no larger than it
+            along the other dimensions.
+        sparse_grad : bool
+            Accepted for PyTorch's signature; the gradient is always dense.
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``index``.
+        """
 
     def ge(self, other):
         """Elementwise ``ge``: a bool tensor, never part of the graph."""
@@ -1086,6 +1270,21 @@ class Tensor:
     def half(self):
         """``to(nbgrad.float16)``."""
 
+    def hsplit(self, indices_or_sections):
+        """``tensor_split`` along dimension 1 (0 for a 1-d tensor), into equal pieces when
+        given a number (which must divide the size).
+
+        Parameters
+        ----------
+        input : Tensor
+        indices_or_sections : int or list of ints
+
+        Returns
+        -------
+        tuple of Tensor
+            Views.
+        """
+
     def hypot(self, other):
         """``sqrt(input**2 + other**2)`` element by element, without overflow on the way.
 
@@ -1101,6 +1300,88 @@ class Tensor:
 
     def hypot_(self, other):
         """In place ``hypot``: changes this tensor and bumps its version (chapter 05)."""
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        """A copy of ``input`` with ``alpha * source[i]`` added at ``index[i]`` along ``dim``
+        (repeated indices add up).
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        index : Tensor
+            A 1-d int64 or int32 tensor, as long as ``source`` along ``dim``.
+        source : Tensor
+            Of ``input``'s dtype and shape apart from ``dim``.
+        alpha : number
+            The factor ``source`` is scaled by.
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``input``.
+        """
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """In place ``index_add``: changes this tensor and bumps its version (chapter 05)."""
+
+    def index_copy(self, dim, index, source):
+        """A copy of ``input`` with ``source[i]`` written at ``index[i]`` along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        index : Tensor
+            A 1-d int64 tensor, as long as ``source`` along ``dim``.
+        source : Tensor
+            Of ``input``'s dtype and shape apart from ``dim``.
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``input``.
+        """
+
+    def index_copy_(self, dim, index, source):
+        """In place ``index_copy``: changes this tensor and bumps its version (chapter 05)."""
+
+    def index_fill(self, dim, index, value):
+        """A copy of ``input`` with ``value`` at the entries ``index`` names along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        index : Tensor
+            A 1-d (or 0-d) int64 tensor.
+        value : number or 0-d Tensor
+            Cast to ``input``'s dtype (a tensor value gets the gradient of what it filled).
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``input``.
+        """
+
+    def index_fill_(self, dim, index, value):
+        """In place ``index_fill``: changes this tensor and bumps its version (chapter 05)."""
+
+    def index_select(self, dim, index):
+        """The entries of ``input`` at ``index`` along ``dim``, in that order (a copy).
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        index : Tensor
+            A 1-d (or 0-d) int64 or int32 tensor; each entry in ``[0, input.size(dim))``.
+
+        Returns
+        -------
+        Tensor
+            ``input``'s shape with ``len(index)`` along ``dim``.
+        """
 
     def int(self):
         """``to(nbgrad.int32)``."""
@@ -1151,6 +1432,25 @@ class Tensor:
         -------
         Tensor
             Of shape ``input.shape[i] * other.shape[i]`` in each dimension.
+        """
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        """The ``k``-th smallest element along ``dim`` (``k`` counts from 1), and its index.
+
+        Parameters
+        ----------
+        input : Tensor
+        k : int
+            From 1 to ``input.size(dim)``.
+        dim : int
+        keepdim : bool
+            Keep ``dim`` with size 1.
+
+        Returns
+        -------
+        (values, indices)
+            A named tuple. Among equal elements, which index is returned is unspecified in
+            PyTorch; nbgrad returns the one a stable sort puts ``k``-th.
         """
 
     def le(self, other):
@@ -1296,6 +1596,42 @@ class Tensor:
     def masked_fill_(self, mask, value):
         """In place ``masked_fill``: changes this tensor and bumps its version (chapter 05)."""
 
+    def masked_scatter(self, mask, source):
+        """A copy of ``input`` with the elements of ``source``, in order, where ``mask`` is
+        True (the two broadcast together).
+
+        Parameters
+        ----------
+        input : Tensor
+        mask : Tensor
+            A bool tensor.
+        source : Tensor
+            Of ``input``'s dtype, with at least as many elements as ``mask`` has True values.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def masked_scatter_(self, mask, source):
+        """In place ``masked_scatter``: changes this tensor and bumps its version (chapter 05)."""
+
+    def masked_select(self, mask):
+        """The elements of ``input`` where the boolean ``mask`` is True, as a 1-d tensor (the two
+        are broadcast together first).
+
+        Parameters
+        ----------
+        input : Tensor
+        mask : Tensor
+            A bool tensor broadcastable with ``input``.
+
+        Returns
+        -------
+        Tensor
+            1-d, in row-major order.
+        """
+
     def matmul(self, other):
         """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
         (so that the graph shows the same nodes).
@@ -1343,6 +1679,49 @@ class Tensor:
 
     def mm(self, mat2):
         """The matrix product of two 2-D tensors."""
+
+    def moveaxis(self, source, destination):
+        """The dimensions ``source`` moved to the places ``destination``, the others keeping
+        their order: a view (``permute``).
+
+        Parameters
+        ----------
+        input : Tensor
+        source, destination : int or tuple of ints
+            As many of one as of the other, without repeats.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def movedim(self, source, destination):
+        """The dimensions ``source`` moved to the places ``destination``, the others keeping
+        their order: a view (``permute``).
+
+        Parameters
+        ----------
+        input : Tensor
+        source, destination : int or tuple of ints
+            As many of one as of the other, without repeats.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def msort(self):
+        """``input`` sorted along its first dimension: ``sort(input, dim=0).values``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Its ``grad_fn`` is ``SortBackward0``, as in PyTorch.
+        """
 
     def mul(self, other):
         """``input * other``, element by element, broadcast."""
@@ -1452,6 +1831,24 @@ class Tensor:
         Tensor
         """
 
+    def narrow(self, dim, start, length):
+        """``length`` entries of ``input`` along ``dim`` from ``start`` (which may count from
+        the end), as a view.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        start : int or 0-d integer Tensor
+        length : int
+            Non-negative, with ``start + length`` at most the size.
+
+        Returns
+        -------
+        Tensor
+            A view (``SliceBackward0``).
+        """
+
     @property
     def ndim(self):
         """The number of dimensions (0 for a scalar tensor)."""
@@ -1485,6 +1882,23 @@ class Tensor:
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         """Zeros of ``size``, with this tensor's dtype and device unless given."""
+
+    def nonzero(self, *, as_tuple=False):
+        """The indices of the elements that are not zero (NaN counts as nonzero), in row-major
+        order.
+
+        Parameters
+        ----------
+        input : Tensor
+        as_tuple : bool
+            Return one 1-d index tensor per dimension (a 0-d input counts as 1-d), which index
+            ``input`` directly, instead of one ``(count, ndim)`` tensor.
+
+        Returns
+        -------
+        Tensor or tuple of Tensors
+            int64, with no ``grad_fn``.
+        """
 
     def norm(self, p='fro', dim=None, keepdim=False, dtype=None):
         """The ``p``-norm of all elements, or along ``dim`` (any real ``p``, ``inf`` and ``-inf``
@@ -1578,6 +1992,19 @@ class Tensor:
             This tensor, its version bumped.
         """
 
+    def ravel(self):
+        """The elements as a 1-d tensor: a view when ``input`` is contiguous, else of a copy.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            ``contiguous().view(-1)``, as PyTorch does it.
+        """
+
     def reciprocal(self):
         """``1 / input``, element by element (``inf`` at 0)."""
 
@@ -1602,6 +2029,21 @@ class Tensor:
     def remainder_(self, other):
         """In place ``remainder``: changes this tensor and bumps its version (chapter 05)."""
 
+    def repeat(self, *repeats):
+        """``input`` repeated ``repeats[i]`` times along dimension ``i`` (more repeats than
+        dimensions add leading ones), as a copy (NumPy's ``tile``).
+
+        Parameters
+        ----------
+        input : Tensor
+        repeats : ints, or one tuple or list of them
+            At least as many as ``input`` has dimensions.
+
+        Returns
+        -------
+        Tensor
+        """
+
     @property
     def requires_grad(self):
         """Whether gradients are wanted for this tensor (chapter 02)."""
@@ -1625,6 +2067,40 @@ class Tensor:
     def retains_grad(self):
         """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03)."""
 
+    def roll(self, shifts, dims=None):
+        """A copy of ``input`` with its elements shifted along ``dims``; those shifted past the
+        end come back at the start.
+
+        Parameters
+        ----------
+        input : Tensor
+        shifts : int or tuple of ints
+            By how much, for each of ``dims``.
+        dims : int or tuple of ints, optional
+            Without them, the tensor is rolled as if flattened.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def rot90(self, k=1, dims=(0, 1)):
+        """A copy of ``input`` turned ``k`` quarter turns in the plane of ``dims``, from the
+        first dimension towards the second.
+
+        Parameters
+        ----------
+        input : Tensor
+            At least 2-d.
+        k : int
+            Quarter turns (negative: the other way).
+        dims : pair of ints
+
+        Returns
+        -------
+        Tensor
+        """
+
     def round(self, *, decimals=0):
         """Each element rounded half to even (to ``decimals`` places); its gradient is zero."""
 
@@ -1645,6 +2121,76 @@ class Tensor:
 
     def rsqrt_(self):
         """In place ``rsqrt``: changes this tensor and bumps its version (chapter 05)."""
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        """A copy of ``input`` with ``src`` written at ``index`` along ``dim``:
+        ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        index : Tensor
+            int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+        src : Tensor or number
+            The values (a tensor of ``input``'s dtype), or one number for all (also ``value=``).
+        reduce : {None, "add", "multiply"}
+            Combine with what is there instead of overwriting. As in PyTorch, a ``reduce`` is not
+            differentiable: backward through it raises.
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``input``. Where an index repeats, which value is written is unspecified
+            (PyTorch's rule too).
+        """
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        """In place ``scatter``: changes this tensor and bumps its version (chapter 05)."""
+
+    def scatter_add(self, dim, index, src):
+        """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices
+        add up): ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        index : Tensor
+            int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+        src : Tensor
+            Of ``input``'s dtype.
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``input``.
+        """
+
+    def scatter_add_(self, dim, index, src):
+        """In place ``scatter_add``: changes this tensor and bumps its version (chapter 05)."""
+
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        """A copy of ``input`` with the elements of ``src`` combined in at ``index`` along
+        ``dim`` by ``reduce``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        index : Tensor
+            int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+        src : Tensor
+            Of ``input``'s dtype.
+        reduce : {"sum", "prod", "mean", "amax", "amin"}
+        include_self : bool
+            Whether ``input``'s own values take part at the positions ``src`` goes to.
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``input``; positions no index names keep ``input``'s values.
+        """
 
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
@@ -1702,6 +2248,45 @@ class Tensor:
         (``axis=``: NumPy's spelling of ``dim=``).
         """
 
+    def sort(self, dim=-1, descending=False, *, stable=None):
+        """The elements sorted along ``dim``, and where each came from.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+            The dimension to sort along (the last by default).
+        descending : bool
+            Largest first.
+        stable : bool, optional
+            Keep equal elements in their order. nbgrad's sort always does (PyTorch's may not
+            without ``stable=True``, so only then are its tied indices guaranteed to match).
+            Given at all, it makes the node ``SortBackward1``, as in PyTorch.
+
+        Returns
+        -------
+        (values, indices)
+            A named tuple: the sorted tensor, and the int64 positions along ``dim`` its
+            elements came from. NaN counts as larger than every number.
+        """
+
+    def split(self, split_size_or_sections, dim=0):
+        """``tensor`` cut along ``dim`` into views: pieces of ``split_size`` (the last may be
+        smaller), or of each of the sizes in a list.
+
+        Parameters
+        ----------
+        tensor : Tensor
+        split_size_or_sections : int or list of ints
+            The size of each piece, or the sizes of all of them (summing to ``tensor.size(dim)``).
+        dim : int
+
+        Returns
+        -------
+        tuple of Tensor
+            Views of ``tensor``, which may not be changed in place while autograd records.
+        """
+
     def sqrt(self):
         """The square root of each element (``nan`` below 0)."""
 
@@ -1742,8 +2327,44 @@ class Tensor:
     def swapaxes(self, dim0, dim1):
         """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
 
+    def swapdims(self, dim0, dim1):
+        """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
+
     def t(self):
         """The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves)."""
+
+    def take(self, index):
+        """The elements of ``input`` read as 1-d at ``index`` (negative indices count from the
+        end), shaped like ``index``.
+
+        Parameters
+        ----------
+        input : Tensor
+        index : Tensor
+            An int64 tensor of any shape; each entry in ``[-input.numel(), input.numel())``.
+
+        Returns
+        -------
+        Tensor
+            Shaped like ``index``.
+        """
+
+    def take_along_dim(self, indices, dim=None):
+        """The values of ``input`` at ``indices`` along ``dim`` (the two broadcast together,
+        apart from ``dim``): ``gather`` with broadcasting, as NumPy's ``take_along_axis``.
+        Without ``dim``, both are read as 1-d.
+
+        Parameters
+        ----------
+        input : Tensor
+        indices : Tensor
+            int64, with as many dimensions as ``input`` (unless ``dim`` is None).
+        dim : int, optional
+
+        Returns
+        -------
+        Tensor
+        """
 
     def tan(self):
         """The tangent of each element (in radians).
@@ -1766,6 +2387,38 @@ class Tensor:
     def tanh_(self):
         """In place ``tanh``: changes this tensor and bumps its version (chapter 05)."""
 
+    def tensor_split(self, indices_or_sections, dim=0):
+        """``input`` cut along ``dim`` into ``n`` views as equal as can be (the first
+        ``size % n`` one longer), or at the given indices (NumPy's ``array_split``).
+
+        Parameters
+        ----------
+        input : Tensor
+        indices_or_sections : int, list of ints, or a 0-d or 1-d integer Tensor
+            How many pieces, or where to cut (indices past the end give empty pieces).
+        dim : int
+
+        Returns
+        -------
+        tuple of Tensor
+            Views, each with its own ``SliceBackward0``.
+        """
+
+    def tile(self, dims):
+        """``input`` repeated ``dims[i]`` times along dimension ``i``; fewer ``dims`` than
+        dimensions are padded with leading ones (``repeat`` after that).
+
+        Parameters
+        ----------
+        input : Tensor
+        dims : int or tuple of ints
+
+        Returns
+        -------
+        Tensor
+            Its ``grad_fn`` is ``RepeatBackward0``, as in PyTorch.
+        """
+
     def to(self, *args, **kwargs):
         """This tensor with another dtype and/or on another device: ``to(dtype)``, ``to(device)``,
         ``to(device, dtype)``, ``to(other)``; the tensor itself when nothing changes.
@@ -1774,8 +2427,64 @@ class Tensor:
     def tolist(self):
         """The values as (nested) Python lists of numbers."""
 
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        """The ``k`` largest (or smallest) elements along ``dim``, and where they came from.
+
+        Parameters
+        ----------
+        input : Tensor
+        k : int
+            How many, at most ``input.size(dim)``.
+        dim : int
+        largest : bool
+            The largest (NaN counting as largest), else the smallest.
+        sorted : bool
+            Accepted for PyTorch's signature: nbgrad returns them sorted either way.
+
+        Returns
+        -------
+        (values, indices)
+            A named tuple, ``k`` along ``dim``. Among equal elements, the first ones are taken.
+        """
+
     def transpose(self, dim0, dim1):
         """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
+
+    def tril(self, diagonal=0):
+        """The lower triangle of each matrix (the last two dimensions): the elements on and
+        below diagonal ``diagonal`` (above the main one if positive), zeros elsewhere.
+
+        Parameters
+        ----------
+        input : Tensor
+            At least 2-d.
+        diagonal : int
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def tril_(self, diagonal=0):
+        """In place ``tril``: changes this tensor and bumps its version (chapter 05)."""
+
+    def triu(self, diagonal=0):
+        """The upper triangle of each matrix (the last two dimensions): the elements on and
+        above diagonal ``diagonal``, zeros elsewhere.
+
+        Parameters
+        ----------
+        input : Tensor
+            At least 2-d.
+        diagonal : int
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def triu_(self, diagonal=0):
+        """In place ``triu``: changes this tensor and bumps its version (chapter 05)."""
 
     def true_divide(self, other, *, rounding_mode=None):
         """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
@@ -1800,6 +2509,21 @@ class Tensor:
     def unbind(self, dim=0):
         """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
 
+    def unflatten(self, dim, sizes):
+        """Dimension ``dim`` seen as several, of ``sizes`` (one may be -1), as a view.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+        sizes : tuple of ints
+            Multiplying up to ``input.size(dim)``.
+
+        Returns
+        -------
+        Tensor
+        """
+
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         """Fill in place with values drawn uniformly from ``[from_, to)``.
 
@@ -1810,6 +2534,29 @@ class Tensor:
         -------
         Tensor
             This tensor (floating only), its version bumped.
+        """
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """The distinct elements of ``input`` in ascending order (each NaN counts as distinct),
+        or the distinct slices along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        sorted : bool
+            Accepted for PyTorch's signature: the result is sorted either way (as PyTorch's
+            on the CPU).
+        return_inverse : bool
+            Also return, for each element (or slice) of ``input``, the index of its value in
+            the result.
+        return_counts : bool
+            Also return how often each distinct value occurs.
+        dim : int, optional
+
+        Returns
+        -------
+        Tensor, or a tuple ``(output, inverse_indices, counts)`` of those asked for
+            The output joins the graph (as in PyTorch), but backward through it raises.
         """
 
     def unsqueeze(self, dim):
@@ -1832,6 +2579,20 @@ class Tensor:
 
     @volatile.setter
     def volatile(self, value): ...
+
+    def vsplit(self, indices_or_sections):
+        """``tensor_split`` along dimension 0 of a tensor of at least 2 dimensions.
+
+        Parameters
+        ----------
+        input : Tensor
+        indices_or_sections : int or list of ints
+
+        Returns
+        -------
+        tuple of Tensor
+            Views.
+        """
 
     def where(self, condition, other):
         """``x.where(condition, y)`` is ``where(condition, x, y)``."""

@@ -8,6 +8,8 @@ tuples mixing every kind of part and compare shapes, values, gradients, the grap
 errors; the tables pin the errors, the dtype rules of assignment and the second backward.
 """
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -54,14 +56,21 @@ def random_part(rng, kind, sizes, length):
         return "plain", bool(rng.random() < 0.85)
     if kind == "bool_tensor_0d":
         return "tensor", np.array(rng.random() < 0.85)
+    if kind == "range":  # ascending, so distinct; past the end now and then (an error)
+        start, step = int(rng.integers(0, max(size, 1))), int(rng.integers(1, 3))
+        return "plain", range(start, start + step * length, step)
+    if kind in ("array", "deque"):  # other sequences PyTorch reads as an index tensor
+        return kind, distinct_indices(rng, size, (min(length, size),))
     return "plain", None
 
 
 CONSUMING = ["int", "int_tensor_0d", "slice", "slice", "list", "tensor", "mask", "mask_list"]
+# the parts above and the other sequences an index may hold: a range, an array, a deque
+SEQUENCES = [*CONSUMING, "range", "array", "deque"]
 FREE = ["none", "bool", "bool_tensor_0d"]
 
 
-def random_index(rng, shape):
+def random_index(rng, shape, consuming=CONSUMING):
     """A list of part specs for a tensor of ``shape``, each part drawn for the dimensions
     it indexes; an ``...`` stands for those that the parts after it leave out."""
     specs, dim, ellipsis = [], 0, False
@@ -70,11 +79,11 @@ def random_index(rng, shape):
         if ellipsis:  # after it, the parts index exactly the dimensions it leaves
             if remaining == 0 and rng.random() < 0.5:
                 break
-            kinds = CONSUMING if remaining else FREE
+            kinds = consuming if remaining else FREE
         else:
             if len(specs) >= 5 or rng.random() < 0.2:
                 break
-            kinds = FREE + (CONSUMING if remaining else []) + ["ellipsis"]
+            kinds = FREE + (consuming if remaining else []) + ["ellipsis"]
         kind = kinds[rng.integers(len(kinds))]
         if kind == "ellipsis":
             ellipsis = True
@@ -84,7 +93,7 @@ def random_index(rng, shape):
         if kind in ("int", "int_tensor_0d") and shape[dim] == 0:
             kind = "slice"
         n = int(rng.integers(1, min(remaining, 2) + 1)) if kind in ("mask", "mask_list") else \
-            int(kind in CONSUMING)
+            int(kind in consuming)
         specs.append(random_part(rng, kind, shape[dim:dim + n], length=int(rng.integers(1, 3))))
         dim += n
     return specs
@@ -101,17 +110,27 @@ def materialise(M, specs, bare):
             parts.append(M.tensor(value))
         elif kind == "list":
             parts.append(value.tolist())
+        elif kind == "deque":
+            parts.append(collections.deque(value.tolist()))
         else:
             parts.append(value)
     return parts[0] if bare else tuple(parts)
 
 
-def random_case(seed):
+def random_case(seed, consuming=CONSUMING):
     rng = np.random.default_rng(seed)
     shape = random_shape(rng)
-    specs = random_index(rng, shape)
+    specs = random_index(rng, shape, consuming)
     values = rng.standard_normal(shape)
     return rng, shape, specs, values, bool(rng.random() < 0.5)
+
+
+def case_of(seed):
+    """``random_case``: of the usual parts for a plain seed, of the other sequences too
+    for ``("sequences", n)`` (seeds of their own, so the plain ones draw as before)."""
+    if isinstance(seed, tuple):
+        return random_case(10_000 + seed[1], SEQUENCES)
+    return random_case(seed)
 
 
 def same_outcome(program):
@@ -136,10 +155,12 @@ def graph(t):
     return structure(t.grad_fn, depth=6)
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", [*range(300), *(("sequences", s) for s in range(150))],
+                         ids=str)
 def test_getitem_matches_torch_on_random_indices(seed):
-    """Shape, values, the gradient and the graph of ``x[index]``, for random indices."""
-    _, _, specs, values, bare = random_case(seed)
+    """Shape, values, the gradient and the graph of ``x[index]``, for random indices (also
+    holding ranges, arrays and deques: ``("sequences", n)``)."""
+    _, _, specs, values, bare = case_of(seed)
 
     def program(M):
         x = M.tensor(values, dtype=M.float64, requires_grad=True)
@@ -164,11 +185,12 @@ def value_shape(rng, shape):
     return tuple(shape)
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", [*range(300), *(("sequences", s) for s in range(150))],
+                         ids=str)
 def test_setitem_matches_torch_on_random_indices(seed):
     """``x.clone()[index] = v``: the values, both gradients and the graph, for random
     indices and values shaped to broadcast (or a number)."""
-    rng, _, specs, values, bare = random_case(seed)
+    rng, _, specs, values, bare = case_of(seed)
     result = outcome(lambda M: tuple(M.tensor(values)[materialise(M, specs, bare)].shape), torch)[0]
     number = result is None or rng.random() < 0.2  # an index torch refuses: compare the errors
     v_values = None if number else rng.standard_normal(value_shape(rng, result))

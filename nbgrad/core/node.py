@@ -336,8 +336,9 @@ def attach(output, node, output_nr=0):
 
 
 def short_name(node):
-    """``MulBackward0`` -> ``Mul``, as PyTorch names a node inside error messages."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    """``MulBackward0`` -> ``Mul``, ``SumBackward1`` -> ``Sum1``: as PyTorch names a node
+    inside error messages (the overload's number stays, but for the first)."""
+    return re.sub(r"Backward(0$)?", "", node.name())
 
 
 ANOMALY_HINT = (" Hint: the backtrace further above shows the operation that failed to "

@@ -133,7 +133,10 @@ class IndexPutBackward0(Node):
 
 def _mask(like, key):
     mask = array_module(like._data).zeros(like._data.shape, dtype=bool)
-    mask[key] = True
+    try:
+        mask[key] = True
+    except IndexError:  # an empty indexing result: nothing was written (as in index_put)
+        pass
     return Tensor._make(mask)
 
 

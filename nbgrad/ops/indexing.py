@@ -13,6 +13,7 @@ integer between two arrays does not separate them as it does in NumPy.
 
 import operator
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -41,7 +42,9 @@ LIST_AS_TUPLE = (
     "interpreted as tensor index, x[nbgrad.tensor(seq)], which will result either in an error "
     "or a different result"
 )
-_PART_SEQUENCES = (Tensor, list, tuple, str, slice, np.ndarray)
+# What PyTorch's PySequence_Check takes as a sequence among the parts of a list index (and
+# a slice), for the old list-as-tuple rule: every Python sequence, tensors and arrays.
+_PART_SEQUENCES = (Tensor, Sequence, slice, np.ndarray)
 _BOUNDS = (type(None), int)  # what a slice's start and stop usually are: nothing to convert
 
 
@@ -58,6 +61,8 @@ def _index_part(part, xp):
         return _sequence_part(part, xp)
     if isinstance(part, str):  # a sequence, to PyTorch: it tries to read it as a tensor
         raise TypeError("new(): invalid data type 'str'")
+    if isinstance(part, Sequence):  # a range, a deque...: read as a list
+        return _sequence_part(part, xp)
     if isinstance(part, np.integer) or (hasattr(type(part), "__index__") and
                                         not isinstance(part, np.bool_)):
         return operator.index(part)
@@ -87,7 +92,8 @@ def _tensor_part(data, xp):
 def _sequence_part(values, xp):
     """A list or array index: PyTorch reads it as a long tensor (floats truncated), unless
     its values are bools (or, for an array, bytes): then it is a mask."""
-    array = values if is_array(values) else np.asarray(values)
+    array = values if is_array(values) else np.asarray(
+        values if isinstance(values, (list, tuple)) else list(values))
     if array.dtype.kind == "b" or (array.dtype == np.uint8 and array is values):
         return _on_device(_as_mask(array), xp)
     if array.dtype.kind not in "iuf":
@@ -197,9 +203,12 @@ def apply_basic(x, index):
 
 
 def _list_as_tuple(index):
-    """PyTorch's old rule, deprecated but still applied: a short list that holds a sequence,
-    a tensor, a slice, ``...`` or ``None`` is read as the tuple of its items."""
-    if type(index) is not list or len(index) >= 32:
+    """PyTorch's old rule, deprecated but still applied: a short sequence (not a tuple, a
+    string, a tensor or an array) that holds a sequence, a tensor, a slice, ``...`` or
+    ``None`` is read as the tuple of its items."""
+    if type(index) is not list and (isinstance(index, (Tensor, str)) or not isinstance(index, Sequence)):
+        return None
+    if len(index) >= 32:
         return None
     if not any(isinstance(p, _PART_SEQUENCES) or p is None or p is Ellipsis for p in index):
         return None
@@ -469,7 +478,9 @@ def embed(values, shape, key):
     """A zero tensor of ``shape`` with ``values`` added at ``key`` (the adjoint of indexing)."""
     xp = array_module(values._data)
     data = xp.zeros(shape, dtype=values._data.dtype)
-    if any(is_array(p) for p in key):
+    if not values._data.size:  # nothing to add (NumPy would check indices PyTorch never read)
+        pass
+    elif any(is_array(p) for p in key):
         xp.add.at(data, key, values._data)
     else:
         data[key] = values._data

@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from .declare import op
 from .methods import tensor_method
 from .elementwise import check_dtype, common_dtype
-from .reductions import normalize_dims, numpy_spelling
+from .dims import normalize_dims, numpy_spelling
 from .operands import (broadcast_error, invalid_combination, operand, promoted, shape_of,
                        tensor_operand, zeros_like)
 
@@ -232,6 +232,51 @@ def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("argmin", dim, axis, keepdim, keepdims)
     return _arg("argmin", input, dim, keepdim)
+
+
+# -- where the nonzero elements are: integer results ------------------------------------
+@op()
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
+    """The indices of the elements that are not zero (NaN counts as nonzero), in row-major
+    order.
+
+    Parameters
+    ----------
+    input : Tensor
+    as_tuple : bool
+        Return one 1-d index tensor per dimension (a 0-d input counts as 1-d), which index
+        ``input`` directly, instead of one ``(count, ndim)`` tensor.
+
+    Returns
+    -------
+    Tensor or tuple of Tensors
+        int64, with no ``grad_fn``.
+    """
+    x = tensor_operand(input, "nonzero")
+    data = x._data
+    xp = array_module(data)
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64, copy=False))
+                     for i in xp.nonzero(data.reshape(1) if data.ndim == 0 else data))
+    if data.ndim == 0:
+        return Tensor._make(xp.zeros((1 if bool(data) else 0, 0), np.int64))
+    return Tensor._make(xp.argwhere(data).astype(np.int64, copy=False))
+
+
+@op()
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``: the indices of the nonzero elements, one row each.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        int64 of shape ``(count, input.ndim)``.
+    """
+    return nonzero(tensor_operand(input, "argwhere"))
 
 
 # -- piecewise constant: zero gradient --------------------------------------------------

@@ -21,49 +21,10 @@ from ..backend import array_module
 from ..tensor import Tensor
 from .selection import maximum, minimum, where
 from .declare import op
+from .dims import normalize_dims, numpy_spelling
 from .elementwise import meta, to_input
 from .operands import tensor_operand, zeros_like
 from .shape import cat
-
-
-def normalize_dims(dim, ndim):
-    """``dim`` (None, an int, or a sequence) as a sorted tuple of non-negative axes.
-
-    A 0-d tensor accepts dim 0 and -1 (PyTorch's ``maybe_wrap_dim`` treats it as having one
-    dimension) but has no axis to reduce: its axes are ``()``, so its reduction is itself.
-    """
-    if dim is None:
-        return tuple(range(ndim))
-    if isinstance(dim, (list, tuple)):
-        axes = []
-        for d in dim:
-            axis = dtypes.dim_index(d, ndim)
-            if axis in axes:
-                raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
-            axes.append(axis)
-        if not axes:  # dim=(): every dimension, as in PyTorch
-            return tuple(range(ndim))
-        axes = tuple(sorted(axes))
-    else:
-        axes = (dtypes.dim_index(dim, ndim),)
-    return axes if ndim else ()
-
-
-def numpy_spelling(op, dim, axis, keepdim=False, keepdims=None):
-    """``(dim, keepdim)`` from PyTorch's NumPy spellings, ``axis=`` for ``dim=`` and
-    ``keepdims=`` for ``keepdim=``; both spellings at once is PyTorch's TypeError.
-
-    Called only when an alias was given (``if axis is not None or keepdims is not None``),
-    so that calls without one pay two comparisons and nothing else."""
-    if axis is not None:
-        if dim is not None:
-            raise TypeError(f"{op}() got an unexpected keyword argument 'axis'")
-        dim = axis
-    if keepdims is not None:
-        if keepdim:
-            raise TypeError(f"{op}() got an unexpected keyword argument 'keepdims'")
-        keepdim = keepdims
-    return dim, keepdim
 
 
 def _kept_shape(shape, axes):
@@ -491,7 +452,7 @@ def _return_type(name, fields=("values", "indices")):
 
 class return_types:
     """The named tuples PyTorch returns from ``max(dim)``, ``min(dim)``, ``median(dim)``,
-    ``cummax``, ``aminmax`` and their kin."""
+    ``cummax``, ``aminmax``, ``sort``, ``topk``, ``kthvalue`` (``sorting.py``) and their kin."""
 
     max = _return_type("max")
     min = _return_type("min")
@@ -500,6 +461,9 @@ class return_types:
     cummax = _return_type("cummax")
     cummin = _return_type("cummin")
     aminmax = _return_type("aminmax", ("min", "max"))
+    sort = _return_type("sort")
+    topk = _return_type("topk")
+    kthvalue = _return_type("kthvalue")
 
 
 def _check_nonempty(op, data, dim):

@@ -3,6 +3,8 @@
 Their gradients pass to whichever operand supplied each element of the result.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import dtypes
@@ -13,6 +15,7 @@ from ..tensor import Tensor
 from .declare import op
 from .elementwise import binary, meta, metas, to_input
 from .methods import tensor_method
+from .nondifferentiable import nonzero
 from .operands import (broadcast_error, floating, operand, promoted, same_device, shape_of,
                        tensor_operand, zeros_like)
 
@@ -294,8 +297,28 @@ class WhereBackward0(Node):
 
 
 @op(WhereBackward0, method=False)
-def where(condition, input, other):
-    """``input`` where ``condition`` holds, else ``other`` (tensors or numbers, broadcast)."""
+def where(condition: Tensor, input: Tensor | float | None = None,
+          other: Tensor | float | None = None) -> Tensor | tuple[Tensor, ...]:
+    """``input`` where ``condition`` holds, else ``other`` (tensors or numbers, broadcast);
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+
+    Parameters
+    ----------
+    condition : Tensor
+        A bool tensor (any dtype for the one-argument form).
+    input, other : Tensor or number
+        Both or neither; promoted together as PyTorch promotes them.
+
+    Returns
+    -------
+    Tensor, or a tuple of index tensors for the one-argument form
+    """
+    if input is None and other is None:
+        return nonzero(tensor_operand(condition, "where", 1, "condition"), as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() received an invalid combination of arguments - got (Tensor, "
+                        "Tensor), but expected one of:\n * (Tensor condition)\n"
+                        " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)")
     c = tensor_operand(condition, "where", 1, "condition")
     if c._data.dtype.kind != "b":
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with "

@@ -226,7 +226,7 @@ class TransposeBackward0(Node):
         return (grad.transpose(*self.dims),)
 
 
-@op(TransposeBackward0, aliases=("swapaxes",))
+@op(TransposeBackward0, aliases=("swapaxes", "swapdims"))
 def transpose(input, dim0, dim1):
     """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
     x = tensor_operand(input, "transpose")
