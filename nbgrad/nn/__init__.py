@@ -18,6 +18,7 @@ Reading order: ``module.py`` (how a module registers its parts), ``linear.py``,
 from . import activation, functional, init
 from .activation import *  # noqa: F403  (the layers of declared operations among them)
 from .container import ModuleList, Sequential
+from .conv import Conv1d, Conv2d
 from .flatten import Flatten
 from .linear import Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
@@ -26,4 +27,4 @@ from .parameter import Parameter
 
 __all__ = ["functional", "init", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
            "Identity", "Flatten", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
-           "BCEWithLogitsLoss"]
+           "BCEWithLogitsLoss", "Conv1d", "Conv2d"]
