@@ -24,8 +24,8 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        linspace, ones, ones_like, tensor, zeros, zeros_like)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,
                      half, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
-from .ops import (activations, arithmetic, assignment, conversion, conv, indexing, linalg,
-                  nondifferentiable, pointwise, pooling, reductions, selection, shape)
+from .ops import (activations, adaptive, arithmetic, assignment, conv, conversion, indexing,
+                  linalg, nondifferentiable, pointwise, pooling, reductions, selection, shape)
 from .ops.declare import exported
 from .printing import set_printoptions
 from .random import manual_seed, rand, rand_like, randint, randn, randn_like, randperm
@@ -33,8 +33,8 @@ from .tensor import Parameter, Size, Tensor
 
 # Each operation declares its names where it is defined (``@op``); these are its exports.
 globals().update(exported())
-del activations, arithmetic, assignment, conversion, conv, indexing, linalg, nondifferentiable
-del pointwise, pooling, reductions, selection, shape, exported
+del activations, adaptive, arithmetic, assignment, conv, conversion, indexing, linalg
+del nondifferentiable, pointwise, pooling, reductions, selection, shape, exported
 
 from . import nn, optim  # noqa: E402
 
