@@ -28,7 +28,7 @@ from ..tensor import Tensor
 from .declare import op
 from .elementwise import check_dtype
 from .operands import same_device
-from .windows import Window
+from .windows import Window, columns_batch_last, fold_batch_last
 
 __all__ = ["conv1d", "conv2d", "fold", "unfold"]
 
@@ -241,32 +241,56 @@ class ConvolutionBackward0(Node):
         return grad_input, grad_weight, grad_bias
 
     def fast_apply(self, grad):
+        # The same products on the arrays, in the batch-last layout (``windows.py``).
         x, w = self.saved_values
         x_fn, w_fn, b_fn = self._next_nodes
         window, groups = self.window, self.groups
         xp = array_module(grad._data)
-        n, o = grad._data.shape[:2]
-        length = math.prod(window.out_size)
-        g = grad._data.reshape(n, groups, o // groups, length)
+        o, cg = self.weight_shape[:2]
+        n, taps = grad._data.shape[0], math.prod(window.kernel)
+        positions = math.prod(window.out_size) * n
+        g = xp.ascontiguousarray(grad._data.reshape(n, o, -1).transpose(1, 2, 0))
+        g = g.reshape(groups, o // groups, positions)
         grad_input = grad_weight = grad_bias = None
-        weight_shape = self.weight_shape
-        channels, per_group = groups * weight_shape[1], math.prod(weight_shape[1:])
         if x_fn is not None:
-            w3 = w._data.reshape(groups, o // groups, per_group)
-            taps = xp.matmul(w3.transpose(0, 2, 1), g)
-            taps = taps.reshape(n, channels, *window.kernel, *window.out_size)
+            columns = xp.matmul(_weight_batch_last(w._data, groups).transpose(0, 2, 1), g)
+            columns = columns.reshape(groups, taps, cg, positions).transpose(1, 0, 2, 3)
+            columns = columns.reshape(*window.kernel, groups * cg, *window.out_size, n)
             spatial = window.in_size[2 - self.dims:]
-            grad_input = Tensor._make(window.fold(taps).reshape(n, channels, *spatial))
+            grad_input = Tensor._make(
+                fold_batch_last(columns, window).reshape(n, groups * cg, *spatial))
         if w_fn is not None:
-            x4 = x._data.reshape(n, channels, *window.in_size)
-            columns = window.columns(x4).reshape(n, groups, per_group, length)
-            products = xp.matmul(
-                g.transpose(1, 2, 0, 3).reshape(groups, o // groups, n * length),
-                columns.transpose(1, 0, 3, 2).reshape(groups, n * length, per_group))
-            grad_weight = Tensor._make(products.reshape(weight_shape))
+            columns = _grouped(columns_batch_last(_as_4d(x._data, window), window), groups)
+            products = xp.matmul(g, columns.transpose(0, 2, 1))
+            grad_weight = Tensor._make(
+                products.reshape(groups, o // groups, taps, cg).transpose(0, 1, 3, 2)
+                .reshape(self.weight_shape))
         if b_fn is not None:
-            grad_bias = Tensor._make(g.sum(axis=(0, 3)).reshape(o))
+            grad_bias = Tensor._make(g.reshape(o, positions).sum(axis=1))
         return grad_input, grad_weight, grad_bias
+
+
+def _as_4d(array, window):
+    """A 1-d op's ``(N, C, L)`` array as ``(N, C, 1, L)``."""
+    return array.reshape(*array.shape[:2], *window.in_size)
+
+
+def _weight_batch_last(w, groups):
+    """The weight ``(O, C/G, kh, kw)`` as ``(G, O/G, kh * kw * C/G)``: each row in the
+    order of the batch-last columns (kernel offset, then channel)."""
+    o, cg = w.shape[:2]
+    taps = math.prod(w.shape[2:])
+    return (w.reshape(groups, o // groups, cg, taps).transpose(0, 1, 3, 2)
+            .reshape(groups, o // groups, taps * cg))
+
+
+def _grouped(columns, groups):
+    """Batch-last columns ``(kh, kw, C, Ho, Wo, N)`` as ``(G, kh * kw * C/G, Ho * Wo * N)``
+    (a copy only when ``groups > 1``)."""
+    kh, kw, c = columns.shape[:3]
+    positions = columns[0, 0, 0].size
+    return (columns.reshape(kh * kw, groups, c // groups, positions).transpose(1, 0, 2, 3)
+            .reshape(groups, kh * kw * (c // groups), positions))
 
 
 def _padding(padding, weight_size, dilation, stride, dims, expected_dims):
@@ -355,15 +379,14 @@ def convolution(op, dims, input, weight, bias, stride, padding, dilation, groups
     _check_dtypes(input, weight, bias)
     window = Window(_as_2d(tuple(w.shape[2:]), 1), _as_2d(stride, 1), _as_2d(dilation, 1),
                     _as_2d(pads, (0, 0)), _as_2d(tuple(x.shape[2:]), 1))
-    n, c = x.shape[:2]
-    o = w.shape[0]
-    columns = window.columns(x.reshape(n, c, *window.in_size))
-    length = math.prod(window.out_size)
-    columns = columns.reshape(n, groups, (c // groups) * math.prod(window.kernel), length)
-    data = array_module(x).matmul(w.reshape(groups, o // groups, columns.shape[2]), columns)
-    data = data.reshape(n, o, *window.out_size[2 - dims:])
+    n, o = x.shape[0], w.shape[0]
+    columns = _grouped(columns_batch_last(_as_4d(x, window), window), groups)
+    products = array_module(x).matmul(_weight_batch_last(w, groups), columns)  # (G, O/G, M)
+    products = products.reshape(o, -1, n)
     if bias is not None:
-        data += bias._data.reshape(o, *(1,) * dims)
+        products += bias._data.reshape(o, 1, 1)
+    data = array_module(x).ascontiguousarray(products.transpose(2, 0, 1))
+    data = data.reshape(n, o, *window.out_size[2 - dims:])
     out = Tensor._make(data)
     if should_record(input, weight, bias):
         record(ConvolutionBackward0, out, (input, weight, bias),

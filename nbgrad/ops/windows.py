@@ -18,7 +18,8 @@ The same code runs on NumPy and CuPy arrays (``array_module``).
 
 from ..backend import array_module
 
-__all__ = ["Window", "add_windows", "output_length", "padded", "windows"]
+__all__ = ["Window", "add_windows", "columns_batch_last", "fold_batch_last", "output_length",
+           "padded", "windows"]
 
 
 def output_length(size, kernel, stride, before, after, dilation=1, ceil_mode=False):
@@ -120,3 +121,43 @@ class Window:
         if full.shape[2:] == (h, w):
             return full
         return array_module(full).ascontiguousarray(full[:, :, top:top + h, left:left + w])
+
+
+# -- the batch-last layout of convolution ------------------------------------------------------
+# A convolution's im2col and col2im run faster with the batch as the innermost axis
+# (cuda-convnet's ``(C, H, W, N)`` layout): each kernel offset then reads or adds whole
+# rows of ``Wo * N`` contiguous numbers rather than rows of ``Wo``, measured 10x faster
+# for col2im on the CNN benchmark's layers. Columns are ``(kh, kw, C, Ho, Wo, N)``.
+def columns_batch_last(array, window):
+    """im2col of ``array`` (N, C, H, W): a new ``(kh, kw, C, Ho, Wo, N)`` array."""
+    xp = array_module(array)
+    n, c, h, w = array.shape
+    (top, bottom), (left, right) = window.pads
+    rows, cols = window.extent()
+    buffer = xp.zeros((c, max(rows, top + h + bottom), max(cols, left + w + right), n),
+                      dtype=array.dtype)
+    buffer[:, top:top + h, left:left + w] = array.transpose(1, 2, 3, 0)
+    sc, sh, sw, sn = buffer.strides
+    (dh, dw), (th, tw) = window.dilation, window.stride
+    view = xp.lib.stride_tricks.as_strided(
+        buffer, (*window.kernel, c, *window.out_size, n),
+        (sh * dh, sw * dw, sc, sh * th, sw * tw, sn))
+    return xp.ascontiguousarray(view)
+
+
+def fold_batch_last(taps, window):
+    """col2im of ``taps`` (kh, kw, C, Ho, Wo, N): a new ``(N, C, H, W)`` array."""
+    xp = array_module(taps)
+    kh, kw, c, ho, wo, n = taps.shape
+    (top, bottom), (left, right) = window.pads
+    h, w = window.in_size
+    rows, cols = window.extent()
+    buffer = xp.zeros((c, max(rows, top + h + bottom), max(cols, left + w + right), n),
+                      dtype=taps.dtype)
+    (sh, sw), (dh, dw) = window.stride, window.dilation
+    if ho and wo:
+        for i in range(kh):
+            for j in range(kw):
+                buffer[:, i * dh:i * dh + sh * (ho - 1) + 1:sh,
+                       j * dw:j * dw + sw * (wo - 1) + 1:sw] += taps[i, j]
+    return xp.ascontiguousarray(buffer[:, top:top + h, left:left + w].transpose(3, 0, 1, 2))
