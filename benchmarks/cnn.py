@@ -22,14 +22,14 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import importlib  # noqa: E402
-import json  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from time import perf_counter  # noqa: E402
+import importlib
+import json
+import statistics
+import subprocess
+import sys
+from time import perf_counter
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 BATCH = 64
 LR = 0.05
