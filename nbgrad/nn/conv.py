@@ -116,16 +116,18 @@ class _ConvNd(Module):
 def _pad_by_mode(input, pads, mode):
     """``input`` padded along its last ``len(pads)`` dimensions by reading it at indices
     outside its range reflected (``reflect``), clamped (``replicate``) or wrapped around
-    (``circular``): one indexing per dimension, differentiable as indexing is."""
+    (``circular``): one indexing per dimension (the last first, as ``F.pad`` checks them),
+    differentiable as indexing is."""
     out = input
-    for axis, (before, after) in zip(range(-len(pads), 0), pads):
+    for axis, (before, after) in reversed(tuple(zip(range(-len(pads), 0), pads))):
         size = input.shape[axis]
         index = creation.arange(-before, size + after, device=input.device)
         if mode == "reflect":
             if max(before, after) >= size:
                 raise RuntimeError(
                     "Argument #4: Padding size should be less than the corresponding input "
-                    f"dimension, but got: padding ({before}, {after}) at dimension {axis} of "
+                    f"dimension, but got: padding ({before}, {after}) at dimension "
+                    f"{axis + input.dim()} of "
                     f"input {list(input.shape)}")
             index = (size - 1) - ((size - 1) - index.abs()).abs()
         elif mode == "replicate":

@@ -73,12 +73,13 @@ def _unfold_geometry(op, x, kernel_size, dilation, padding, stride, in_size):
     dilation = expand_param(dilation, 2, "dilation", op)
     padding = expand_param(padding, 2, "padding", op)
     stride = expand_param(stride, 2, "stride", op)
-    for name, values, low in (("kernel", kernel, 1), ("dilation", dilation, 1),
-                              ("padding", padding, 0), ("stride", stride, 1)):
+    for what, values, name, low in (
+            ("kernel size", kernel, "kernel", 1), ("dilation", dilation, "dilation", 1),
+            ("padding", padding, "pad", 0), ("stride", stride, "stride", 1)):
         if min(values) < low:
-            raise RuntimeError(f"{op}(): expected {name} to be "
-                               f"{'non-negative' if low == 0 else 'greater than zero'}, "
-                               f"but got {name}: {list(values)}")
+            wanted = "be non-negative" if low == 0 else "be greater than zero"
+            raise RuntimeError(f"{what} should {wanted}, but got {name}_height: {values[0]} "
+                               f"{name}_width: {values[1]}")
     return Window(kernel, stride, dilation, tuple((p, p) for p in padding), in_size)
 
 
@@ -93,12 +94,13 @@ class Im2ColBackward0(Node):
 
 
 def unfold_columns(input, window):
-    """``(N, C, H, W)`` -> ``(N, C * kh * kw, L)`` for a batched 4-d tensor (no checks)."""
-    x = input._data
-    columns = window.columns(x)
+    """``(N, C, H, W)`` -> ``(N, C * kh * kw, L)``, or unbatched ``(C, H, W)`` ->
+    ``(C * kh * kw, L)`` (no checks)."""
+    x = input._data if input._data.ndim == 4 else input._data[None]
     n, c = x.shape[:2]
-    out = Tensor._make(columns.reshape(n, c * math.prod(window.kernel),
-                                       math.prod(window.out_size)))
+    columns = window.columns(x).reshape(n, c * math.prod(window.kernel),
+                                        math.prod(window.out_size))
+    out = Tensor._make(columns if input._data.ndim == 4 else columns[0])
     if should_record(input):
         record(Im2ColBackward0, out, (input,), window=window)
     return out
@@ -123,21 +125,18 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
         column, as in PyTorch. The backward node is ``Im2ColBackward0``.
     """
     x = _tensor(input, "unfold", 1, "input")
-    if x.dim() not in (3, 4):
-        raise RuntimeError("Input Error: Only 3D or 4D input Tensors are supported (got "
-                           f"{x.dim()}D)")
-    batched = x if x.dim() == 4 else x.unsqueeze(0)
-    window = _unfold_geometry("im2col", x, kernel_size, dilation, padding, stride,
-                              batched._data.shape[2:])
+    if x.dim() not in (3, 4) or 0 in x.shape[-3:]:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: {list(x.shape)}")
+    size = tuple(x.shape[-2:])
+    window = _unfold_geometry("im2col", x, kernel_size, dilation, padding, stride, size)
     if min(window.out_size) < 1:
         raise RuntimeError(
-            f"Given input with spatial size {list(batched._data.shape[2:])}, "
-            f"kernel_size={list(window.kernel)}, dilation={list(window.dilation)}, "
-            f"padding={[p[0] for p in window.pads]}, calculated shape of the array of "
-            f"sliding blocks as {list(window.out_size)}, but its components must be at "
-            "least one.")
-    out = unfold_columns(batched, window)
-    return out if x.dim() == 4 else out.squeeze(0)
+            f"Given input with spatial size {size}, kernel_size={window.kernel}, "
+            f"dilation={window.dilation}, padding={tuple(p[0] for p in window.pads)}, "
+            f"calculated shape of the array of sliding blocks as {window.out_size}, but its "
+            "components must be at least one.")
+    return unfold_columns(x, window)
 
 
 class Col2ImBackward0(Node):
@@ -150,12 +149,13 @@ class Col2ImBackward0(Node):
 
 
 def fold_columns(input, window):
-    """``(N, C * kh * kw, L)`` -> ``(N, C, H, W)``: the columns summed back (no checks)."""
-    cols = input._data
+    """``(N, C * kh * kw, L)`` -> ``(N, C, H, W)``, or unbatched ``(C * kh * kw, L)`` ->
+    ``(C, H, W)``: the columns summed back (no checks)."""
+    cols = input._data if input._data.ndim == 3 else input._data[None]
     n = cols.shape[0]
     c = cols.shape[1] // math.prod(window.kernel)
-    taps = cols.reshape(n, c, *window.kernel, *window.out_size)
-    out = Tensor._make(window.fold(taps))
+    image = window.fold(cols.reshape(n, c, *window.kernel, *window.out_size))
+    out = Tensor._make(image if input._data.ndim == 3 else image[0])
     if should_record(input):
         record(Col2ImBackward0, out, (input,), window=window)
     return out
@@ -182,18 +182,18 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
         The backward node is ``Col2ImBackward0``.
     """
     cols = _tensor(input, "fold", 1, "input")
-    if cols.dim() not in (2, 3):
-        raise RuntimeError("Input Error: Only unbatched (2D) or batched (3D) input Tensors "
-                           f"are supported (got {cols.dim()}D)")
-    batched = cols if cols.dim() == 3 else cols.unsqueeze(0)
+    if cols.dim() not in (2, 3) or 0 in cols.shape[-2:]:
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           "batch size and non-zero dimensions for input, but got: "
+                           f"{list(cols.shape)}")
     size = expand_param(output_size, 2, "output_size", "col2im")
     window = _unfold_geometry("col2im", cols, kernel_size, dilation, padding, stride, size)
-    rows, length = batched._data.shape[1:]
+    rows, length = cols.shape[-2:]
     taps = math.prod(window.kernel)
     if rows % taps:
         raise RuntimeError(
             "Expected size of input's dimension 1 to be divisible by the product of "
-            f"kernel_size, but got input.size(1)={rows} and kernel_size={window.kernel}")
+            f"kernel_size, but got input.size(1)={rows} and kernel_size={window.kernel}.")
     if length != math.prod(window.out_size):
         raise RuntimeError(
             f"Given output_size={size}, kernel_size={window.kernel}, "
@@ -201,8 +201,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
             f"stride={window.stride}, expected size of input's dimension 2 to match the "
             f"calculated number of sliding blocks {' * '.join(map(str, window.out_size))} = "
             f"{math.prod(window.out_size)}, but got input.size(2)={length}.")
-    out = fold_columns(batched, window)
-    return out if cols.dim() == 3 else out.squeeze(0)
+    return fold_columns(cols, window)
 
 
 # -- convolution -------------------------------------------------------------------------------
@@ -249,7 +248,8 @@ class ConvolutionBackward0(Node):
         o, cg = self.weight_shape[:2]
         n, taps = grad._data.shape[0], math.prod(window.kernel)
         positions = math.prod(window.out_size) * n
-        g = xp.ascontiguousarray(grad._data.reshape(n, o, -1).transpose(1, 2, 0))
+        g = grad._data.reshape(n, o, positions // max(n, 1)).transpose(1, 2, 0)
+        g = xp.ascontiguousarray(g)
         g = g.reshape(groups, o // groups, positions)
         grad_input = grad_weight = grad_bias = None
         if x_fn is not None:
@@ -382,7 +382,7 @@ def convolution(op, dims, input, weight, bias, stride, padding, dilation, groups
     n, o = x.shape[0], w.shape[0]
     columns = _grouped(columns_batch_last(_as_4d(x, window), window), groups)
     products = array_module(x).matmul(_weight_batch_last(w, groups), columns)  # (G, O/G, M)
-    products = products.reshape(o, -1, n)
+    products = products.reshape(o, math.prod(window.out_size), n)
     if bias is not None:
         products += bias._data.reshape(o, 1, 1)
     data = array_module(x).ascontiguousarray(products.transpose(2, 0, 1))
