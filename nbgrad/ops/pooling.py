@@ -80,6 +80,10 @@ def pool_window(op, x, dims, kernel_size, stride, padding, dilation, ceil_mode):
         if p > ((k - 1) * d + 1) // 2:
             raise RuntimeError("pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
+    if op.startswith("max") and (padding[1] > kernel[1] // 2 or padding[0] > kernel[0] // 2):
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
+                           f"kH = {kernel[0]}")
     window = Window(kernel, stride, dilation, tuple((p, p) for p in padding), x.shape[2:],
                     ceil_mode)
     if min(window.out_size) < 1:
@@ -160,8 +164,9 @@ def scatter(grad, indices, input_shape):
     per plane; gradients that meet at one element add up (one ``bincount``)."""
     xp = array_module(grad)
     planes, plane = leading(indices.shape), int(np.prod(input_shape[-2:]))
-    where = indices.reshape(planes, -1) + (xp.arange(planes) * plane)[:, None]
-    total = xp.bincount(where.ravel(), weights=grad.reshape(planes, -1).ravel(),
+    per_plane = int(np.prod(indices.shape[-2:]))
+    where = indices.reshape(planes, per_plane) + (xp.arange(planes) * plane)[:, None]
+    total = xp.bincount(where.ravel(), weights=grad.reshape(planes, per_plane).ravel(),
                         minlength=planes * plane)
     return total.astype(grad.dtype, copy=False).reshape(input_shape)
 
@@ -175,7 +180,7 @@ class GatherAtIndices(Node):
     def apply(self, grad):
         planes = leading(self.indices.shape)
         rows = Tensor._make(array_module(self.indices).arange(planes)[:, None])
-        at = Tensor._make(self.indices.reshape(planes, -1))
+        at = Tensor._make(self.indices.reshape(planes, int(np.prod(self.indices.shape[-2:]))))
         return (grad.reshape(planes, self.plane)[rows, at].reshape(self.indices.shape),)
 
 
@@ -191,7 +196,7 @@ def _max_pool(op, dims, input, kernel_size, stride, padding, dilation, ceil_mode
               return_indices, message):
     x, restore = batched(op, input, dims, message)
     data = as_4d(x._data)
-    window = pool_window(op.replace("1d", "2d"), data, dims, kernel_size, stride, padding,
+    window = pool_window(op, data, dims, kernel_size, stride, padding,
                          dilation, ceil_mode)
     values, indices = max_with_indices(data, window)
     if x._data.ndim == 3:
@@ -300,7 +305,7 @@ def _avg_pool(op, dims, input, kernel_size, stride, padding, ceil_mode, count_in
              divisor_override, message):
     x, restore = batched(op, input, dims, message)
     data = as_4d(x._data)
-    window = pool_window(op.replace("1d", "2d"), data, dims, kernel_size, stride, padding,
+    window = pool_window(op, data, dims, kernel_size, stride, padding,
                          1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
