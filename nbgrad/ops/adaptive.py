@@ -95,10 +95,12 @@ class AdaptiveAvgPool2DBackward0(Node):
     __slots__ = ("cols", "rows")
 
     def apply(self, grad):
+        self.saved_values  # noqa: B018  (the input, saved to check its version, as PyTorch's)
         rows, cols = Tensor._make(self.rows), Tensor._make(self.cols)
         return (rows.t().matmul(grad).matmul(cols),)
 
     def fast_apply(self, grad):
+        self.saved_values  # noqa: B018
         return (Tensor._make(self.rows.T @ grad._data @ self.cols),)
 
 
@@ -133,7 +135,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     cols = averaging(data.shape[-1], sizes[1], data.dtype, xp)
     out = Tensor._make(rows @ (data @ cols.T))
     if should_record(x):
-        record(AdaptiveAvgPool2DBackward0, out, (x,), rows=rows, cols=cols)
+        record(AdaptiveAvgPool2DBackward0, out, (x,), saved=(x,), rows=rows, cols=cols)
     return out
 
 
@@ -221,7 +223,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     values, indices = adaptive_max_with_indices(x._data, sizes)
     out = Tensor._make(values)
     if should_record(x):
-        record(AdaptiveMaxPool2DBackward0, out, (x,), indices=indices,
+        record(AdaptiveMaxPool2DBackward0, out, (x,), saved=(x,), indices=indices,
                input_shape=x._data.shape)
     return (out, Tensor._make(indices)) if return_indices else out
 

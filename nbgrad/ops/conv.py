@@ -84,15 +84,6 @@ def _unfold_geometry(op, x, kernel_size, dilation, padding, stride, in_size):
 
 
 # -- unfold and fold: each the other's adjoint -------------------------------------------------
-class Im2ColBackward0(Node):
-    """``unfold``'s backward: ``fold`` of the gradient (each column added back)."""
-
-    __slots__ = ("window",)
-
-    def apply(self, grad):
-        return (fold_columns(grad, self.window),)
-
-
 def unfold_columns(input, window):
     """``(N, C, H, W)`` -> ``(N, C * kh * kw, L)``, or unbatched ``(C, H, W)`` ->
     ``(C * kh * kw, L)`` (no checks)."""
@@ -104,6 +95,28 @@ def unfold_columns(input, window):
     if should_record(input):
         record(Im2ColBackward0, out, (input,), window=window)
     return out
+
+
+def fold_columns(input, window):
+    """``(N, C * kh * kw, L)`` -> ``(N, C, H, W)``, or unbatched ``(C * kh * kw, L)`` ->
+    ``(C, H, W)``: the columns summed back (no checks)."""
+    cols = input._data if input._data.ndim == 3 else input._data[None]
+    n = cols.shape[0]
+    c = cols.shape[1] // math.prod(window.kernel)
+    image = window.fold(cols.reshape(n, c, *window.kernel, *window.out_size))
+    out = Tensor._make(image if input._data.ndim == 3 else image[0])
+    if should_record(input):
+        record(Col2ImBackward0, out, (input,), window=window)
+    return out
+
+
+class Im2ColBackward0(Node):
+    """``unfold``'s backward: ``fold`` of the gradient (each column added back)."""
+
+    __slots__ = ("window",)
+
+    def apply(self, grad):
+        return (fold_columns(grad, self.window),)
 
 
 @op(Im2ColBackward0, export=False, method=False, functional=True)
@@ -146,19 +159,6 @@ class Col2ImBackward0(Node):
 
     def apply(self, grad):
         return (unfold_columns(grad, self.window),)
-
-
-def fold_columns(input, window):
-    """``(N, C * kh * kw, L)`` -> ``(N, C, H, W)``, or unbatched ``(C * kh * kw, L)`` ->
-    ``(C, H, W)``: the columns summed back (no checks)."""
-    cols = input._data if input._data.ndim == 3 else input._data[None]
-    n = cols.shape[0]
-    c = cols.shape[1] // math.prod(window.kernel)
-    image = window.fold(cols.reshape(n, c, *window.kernel, *window.out_size))
-    out = Tensor._make(image if input._data.ndim == 3 else image[0])
-    if should_record(input):
-        record(Col2ImBackward0, out, (input,), window=window)
-    return out
 
 
 @op(Col2ImBackward0, export=False, method=False, functional=True)
@@ -205,71 +205,6 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 
 
 # -- convolution -------------------------------------------------------------------------------
-class ConvolutionBackward0(Node):
-    """The backward of ``conv1d``/``conv2d`` (see the module's docstring for the formulas).
-
-    Saves the input (for the weight's gradient) and the weight (for the input's), each
-    only when the other needs a gradient.
-    """
-
-    __slots__ = ("dims", "groups", "weight_shape", "window")
-
-    def apply(self, grad):
-        x, w = self.saved_values
-        x_fn, w_fn, b_fn = self._next_nodes
-        g = grad if self.dims == 2 else grad.unsqueeze(2)
-        n, o = g.shape[:2]
-        groups = self.groups
-        length = math.prod(self.window.out_size)
-        g = g.reshape(n, groups, o // groups, length)
-        grad_input = grad_weight = grad_bias = None
-        if x_fn is not None:
-            per_group = math.prod(w.shape[1:])
-            w3 = w.reshape(groups, o // groups, per_group)
-            columns = w3.transpose(1, 2).matmul(g).reshape(n, groups * per_group, length)
-            grad_input = fold_columns(columns, self.window)
-            if self.dims == 1:
-                grad_input = grad_input.squeeze(2)
-        if w_fn is not None:
-            x4 = x if self.dims == 2 else x.unsqueeze(2)
-            columns = unfold_columns(x4, self.window)
-            columns = columns.reshape(n, groups, columns.shape[1] // groups, length)
-            grad_weight = g.matmul(columns.transpose(2, 3)).sum(0).reshape(w.shape)
-        if b_fn is not None:
-            grad_bias = grad.sum((0, *range(2, grad.dim())))
-        return grad_input, grad_weight, grad_bias
-
-    def fast_apply(self, grad):
-        # The same products on the arrays, in the batch-last layout (``windows.py``).
-        x, w = self.saved_values
-        x_fn, w_fn, b_fn = self._next_nodes
-        window, groups = self.window, self.groups
-        xp = array_module(grad._data)
-        o, cg = self.weight_shape[:2]
-        n, taps = grad._data.shape[0], math.prod(window.kernel)
-        positions = math.prod(window.out_size) * n
-        g = grad._data.reshape(n, o, positions // max(n, 1)).transpose(1, 2, 0)
-        g = xp.ascontiguousarray(g)
-        g = g.reshape(groups, o // groups, positions)
-        grad_input = grad_weight = grad_bias = None
-        if x_fn is not None:
-            columns = xp.matmul(_weight_batch_last(w._data, groups).transpose(0, 2, 1), g)
-            columns = columns.reshape(groups, taps, cg, positions).transpose(1, 0, 2, 3)
-            columns = columns.reshape(*window.kernel, groups * cg, *window.out_size, n)
-            spatial = window.in_size[2 - self.dims:]
-            grad_input = Tensor._make(
-                fold_batch_last(columns, window).reshape(n, groups * cg, *spatial))
-        if w_fn is not None:
-            columns = _grouped(columns_batch_last(_as_4d(x._data, window), window), groups)
-            products = xp.matmul(g, columns.transpose(0, 2, 1))
-            grad_weight = Tensor._make(
-                products.reshape(groups, o // groups, taps, cg).transpose(0, 1, 3, 2)
-                .reshape(self.weight_shape))
-        if b_fn is not None:
-            grad_bias = Tensor._make(g.reshape(o, positions).sum(axis=1))
-        return grad_input, grad_weight, grad_bias
-
-
 def _as_4d(array, window):
     """A 1-d op's ``(N, C, L)`` array as ``(N, C, 1, L)``."""
     return array.reshape(*array.shape[:2], *window.in_size)
@@ -394,6 +329,71 @@ def convolution(op, dims, input, weight, bias, stride, padding, dilation, groups
                       weight if input._requires_grad else None),
                window=window, groups=groups, dims=dims, weight_shape=w.shape)
     return out
+
+
+class ConvolutionBackward0(Node):
+    """The backward of ``conv1d``/``conv2d`` (see the module's docstring for the formulas).
+
+    Saves the input (for the weight's gradient) and the weight (for the input's), each
+    only when the other needs a gradient.
+    """
+
+    __slots__ = ("dims", "groups", "weight_shape", "window")
+
+    def apply(self, grad):
+        x, w = self.saved_values
+        x_fn, w_fn, b_fn = self._next_nodes
+        g = grad if self.dims == 2 else grad.unsqueeze(2)
+        n, o = g.shape[:2]
+        groups = self.groups
+        length = math.prod(self.window.out_size)
+        g = g.reshape(n, groups, o // groups, length)
+        grad_input = grad_weight = grad_bias = None
+        if x_fn is not None:
+            per_group = math.prod(w.shape[1:])
+            w3 = w.reshape(groups, o // groups, per_group)
+            columns = w3.transpose(1, 2).matmul(g).reshape(n, groups * per_group, length)
+            grad_input = fold_columns(columns, self.window)
+            if self.dims == 1:
+                grad_input = grad_input.squeeze(2)
+        if w_fn is not None:
+            x4 = x if self.dims == 2 else x.unsqueeze(2)
+            columns = unfold_columns(x4, self.window)
+            columns = columns.reshape(n, groups, columns.shape[1] // groups, length)
+            grad_weight = g.matmul(columns.transpose(2, 3)).sum(0).reshape(w.shape)
+        if b_fn is not None:
+            grad_bias = grad.sum((0, *range(2, grad.dim())))
+        return grad_input, grad_weight, grad_bias
+
+    def fast_apply(self, grad):
+        # The same products on the arrays, in the batch-last layout (``windows.py``).
+        x, w = self.saved_values
+        x_fn, w_fn, b_fn = self._next_nodes
+        window, groups = self.window, self.groups
+        xp = array_module(grad._data)
+        o, cg = self.weight_shape[:2]
+        n, taps = grad._data.shape[0], math.prod(window.kernel)
+        positions = math.prod(window.out_size) * n
+        g = grad._data.reshape(n, o, positions // max(n, 1)).transpose(1, 2, 0)
+        g = xp.ascontiguousarray(g)
+        g = g.reshape(groups, o // groups, positions)
+        grad_input = grad_weight = grad_bias = None
+        if x_fn is not None:
+            columns = xp.matmul(_weight_batch_last(w._data, groups).transpose(0, 2, 1), g)
+            columns = columns.reshape(groups, taps, cg, positions).transpose(1, 0, 2, 3)
+            columns = columns.reshape(*window.kernel, groups * cg, *window.out_size, n)
+            spatial = window.in_size[2 - self.dims:]
+            grad_input = Tensor._make(
+                fold_batch_last(columns, window).reshape(n, groups * cg, *spatial))
+        if w_fn is not None:
+            columns = _grouped(columns_batch_last(_as_4d(x._data, window), window), groups)
+            products = xp.matmul(g, columns.transpose(0, 2, 1))
+            grad_weight = Tensor._make(
+                products.reshape(groups, o // groups, taps, cg).transpose(0, 1, 3, 2)
+                .reshape(self.weight_shape))
+        if b_fn is not None:
+            grad_bias = Tensor._make(g.reshape(o, positions).sum(axis=1))
+        return grad_input, grad_weight, grad_bias
 
 
 @op(ConvolutionBackward0, method=False, functional=True)

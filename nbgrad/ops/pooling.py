@@ -203,7 +203,7 @@ def _max_pool(op, dims, input, kernel_size, stride, padding, dilation, ceil_mode
         values, indices = values[0], indices[0]
     out = Tensor._make(values)
     if should_record(x):
-        record(MaxPool2DWithIndicesBackward0, out, (x,), indices=indices,
+        record(MaxPool2DWithIndicesBackward0, out, (x,), saved=(x,), indices=indices,
                input_shape=x._data.shape)
     out = restore(out)
     return (out, restore(Tensor._make(indices))) if return_indices else out
@@ -215,9 +215,11 @@ class MaxPool2DWithIndicesBackward0(Node):
     __slots__ = ("indices", "input_shape")
 
     def apply(self, grad):
+        self.saved_values  # noqa: B018  (the input, saved to check its version, as PyTorch's)
         return (scatter_to_input(grad, self.indices, self.input_shape, self.double_backward),)
 
     def fast_apply(self, grad):
+        self.saved_values  # noqa: B018
         return (Tensor._make(scatter(grad._data, self.indices, self.input_shape)),)
 
 
@@ -318,7 +320,7 @@ def _avg_pool(op, dims, input, kernel_size, stride, padding, ceil_mode, count_in
         values = xp.trunc(sums / divisor).astype(data.dtype)
     out = Tensor._make(values if x._data.ndim == 4 else values[0])
     if should_record(x):
-        record(AvgPool2DBackward0, out, (x,), window=window, input_shape=x._data.shape,
+        record(AvgPool2DBackward0, out, (x,), saved=(x,), window=window, input_shape=x._data.shape,
                divisor=divisor if isinstance(divisor, int) else divisor.astype(data.dtype))
     return restore(out)
 
@@ -329,6 +331,7 @@ class AvgPool2DBackward0(Node):
     __slots__ = ("divisor", "input_shape", "window")
 
     def apply(self, grad):
+        self.saved_values  # noqa: B018  (the input, saved to check its version, as PyTorch's)
         planes, length = leading(self.input_shape), int(np.prod(self.window.out_size))
         divisor = self.divisor if isinstance(self.divisor, int) else Tensor._make(self.divisor)
         taps = (grad / divisor).reshape(planes, 1, length)
@@ -336,6 +339,7 @@ class AvgPool2DBackward0(Node):
         return (fold_columns(taps, self.window).reshape(self.input_shape),)
 
     def fast_apply(self, grad):
+        self.saved_values  # noqa: B018
         xp = array_module(grad._data)
         share = (grad._data / self.divisor).astype(grad._data.dtype, copy=False)
         share = share.reshape(leading(self.input_shape), 1, 1, 1, *self.window.out_size)
