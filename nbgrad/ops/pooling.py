@@ -30,7 +30,7 @@ from ..tensor import Tensor
 from .conv import fold_columns
 from .declare import op
 from .operands import tensor_operand
-from .windows import Window
+from .windows import Window, over_taps
 
 __all__ = ["avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"]
 
@@ -313,7 +313,7 @@ def _avg_pool(op, dims, input, kernel_size, stride, padding, ceil_mode, count_in
         raise RuntimeError("divisor must be not zero")
     xp = array_module(data)
     divisor = divisors(window, count_include_pad, divisor_override, xp)
-    sums = window.view(data).sum(axis=(2, 3), dtype=data.dtype)
+    sums = over_taps(window.view(data), xp.add)
     if data.dtype.kind == "f":
         values = (sums / divisor).astype(data.dtype, copy=False)
     else:  # integers divide as C++ divides them (towards zero)
