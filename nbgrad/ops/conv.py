@@ -326,7 +326,8 @@ def convolution(op, dims, input, weight, bias, stride, padding, dilation, groups
     if should_record(input, weight, bias):
         record(ConvolutionBackward0, out, (input, weight, bias),
                saved=(input if weight._requires_grad else None,
-                      weight if input._requires_grad else None),
+                      weight if input._requires_grad else None,
+                      columns if weight._requires_grad else None),
                window=window, groups=groups, dims=dims, weight_shape=w.shape)
     return out
 
@@ -335,13 +336,14 @@ class ConvolutionBackward0(Node):
     """The backward of ``conv1d``/``conv2d`` (see the module's docstring for the formulas).
 
     Saves the input (for the weight's gradient) and the weight (for the input's), each
-    only when the other needs a gradient.
+    only when the other needs a gradient; with the input, the forward's columns (its
+    im2col), which ``fast_apply`` reuses rather than copying the windows again.
     """
 
     __slots__ = ("dims", "groups", "weight_shape", "window")
 
     def apply(self, grad):
-        x, w = self.saved_values
+        x, w, _ = self.saved_values
         x_fn, w_fn, b_fn = self._next_nodes
         g = grad if self.dims == 2 else grad.unsqueeze(2)
         n, o = g.shape[:2]
@@ -367,7 +369,7 @@ class ConvolutionBackward0(Node):
 
     def fast_apply(self, grad):
         # The same products on the arrays, in the batch-last layout (``windows.py``).
-        x, w = self.saved_values
+        _, w, columns = self.saved_values  # the input is there for its version check
         x_fn, w_fn, b_fn = self._next_nodes
         window, groups = self.window, self.groups
         xp = array_module(grad._data)
@@ -379,14 +381,13 @@ class ConvolutionBackward0(Node):
         g = g.reshape(groups, o // groups, positions)
         grad_input = grad_weight = grad_bias = None
         if x_fn is not None:
-            columns = xp.matmul(_weight_batch_last(w._data, groups).transpose(0, 2, 1), g)
-            columns = columns.reshape(groups, taps, cg, positions).transpose(1, 0, 2, 3)
-            columns = columns.reshape(*window.kernel, groups * cg, *window.out_size, n)
+            back = xp.matmul(_weight_batch_last(w._data, groups).transpose(0, 2, 1), g)
+            back = back.reshape(groups, taps, cg, positions).transpose(1, 0, 2, 3)
+            back = back.reshape(*window.kernel, groups * cg, *window.out_size, n)
             spatial = window.in_size[2 - self.dims:]
             grad_input = Tensor._make(
-                fold_batch_last(columns, window).reshape(n, groups * cg, *spatial))
+                fold_batch_last(back, window).reshape(n, groups * cg, *spatial))
         if w_fn is not None:
-            columns = _grouped(columns_batch_last(_as_4d(x._data, window), window), groups)
             products = xp.matmul(g, columns.transpose(0, 2, 1))
             grad_weight = Tensor._make(
                 products.reshape(groups, o // groups, taps, cg).transpose(0, 1, 3, 2)
