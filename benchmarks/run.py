@@ -43,6 +43,7 @@ if torch is not None:
     except RuntimeError:  # already set (only possible once, before any parallel work)
         pass
 
+import cnn  # noqa: E402
 import devices  # noqa: E402
 import graphs  # noqa: E402
 import memory  # noqa: E402
@@ -50,9 +51,9 @@ import mlp  # noqa: E402
 import overhead  # noqa: E402
 
 FULL = dict(epochs=10, repeats=11, chains=10, chain_repeats=11, depth_repeats=5,
-            million=True, flat_steps=1000, device_steps=10)
+            million=True, flat_steps=1000, device_steps=10, cnn_repeats=5, cnn_epochs=5)
 QUICK = dict(epochs=2, repeats=3, chains=3, chain_repeats=3, depth_repeats=1,
-             million=False, flat_steps=200, device_steps=3)
+             million=False, flat_steps=200, device_steps=3, cnn_repeats=1, cnn_epochs=2)
 FLAT_TOLERANCE = 32 * 1024  # bytes of growth between step 10 and the last step
 
 
@@ -141,6 +142,14 @@ def build_table(res):
             fmt_ratio(ratio(t.get("torch"), t["numpy"])), fmt_ratio(nb),
             f"<= {limit}x NumPy", verdict(nb <= limit),
         ])
+    c = res["cnn"]
+    cnn_vs_torch = ratio(c["nbgrad"], c.get("torch"))
+    rows.append([
+        "CNN conv-pool-conv-pool-linear on 8x8 digits, batch 64, time per epoch",
+        "-", fmt_time(c.get("torch", float("nan"))), fmt_time(c["nbgrad"]),
+        "-", f"{fmt_ratio(cnn_vs_torch)} PyTorch" if cnn_vs_torch else "-",
+        "<= 1.5x PyTorch", verdict(None if cnn_vs_torch is None else cnn_vs_torch <= 1.5),
+    ])
     o = res["overhead"]
     ok = o["nbgrad"] <= 5 and (o["nbgrad"] < o["torch"] if has_torch else True)
     rows.append([
@@ -239,6 +248,9 @@ def main(argv=None):
         progress(f"MLP, batch {batch}")
         res[f"mlp{batch}"] = mlp.benchmark(X, y, batch, structure, cfg["epochs"],
                                            cfg["repeats"], interleaved)
+    progress("CNN, batch 64 (a process per engine)")
+    res["cnn"] = cnn.benchmark(cfg["cnn_repeats"], cfg["cnn_epochs"],
+                               ("nbgrad",) if torch is None else ("torch", "nbgrad"))
     progress("overhead chain")
     res["overhead"] = overhead.overhead(cfg["chains"], cfg["chain_repeats"], interleaved)
     progress("depth 10^5")
@@ -283,7 +295,8 @@ def main(argv=None):
         f"{cfg['chains']} chains; depth median of {cfg['depth_repeats']}",
     ]
     notes = [
-        "Ratios are to hand-written NumPy (the floor) except the depth row (nbgrad / PyTorch).",
+        "Ratios are to hand-written NumPy (the floor) except the CNN, depth and view-chain "
+        "rows (nbgrad / PyTorch).",
         "Same initial weights and batch order everywhere; losses of the first 5 steps and the "
         "weights after them checked equal (float32 tolerance).",
         "Time to free the 10^5-deep graph (not in the row): " + ", ".join(

@@ -32,9 +32,10 @@ from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_
 from .interop import from_dlpack
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor)
-from .ops import (activations, arithmetic, assignment, conversion, gather_scatter, indexing, linalg,
-                  nondifferentiable, pairwise, pieces, pointwise, products, rearrange, reductions,
-                  scans, selection, shape, sorting, special, statistics)
+from .ops import (activations, adaptive, arithmetic, assignment, conv, conversion, gather_scatter,
+                  indexing, linalg, nondifferentiable, pairwise, pieces, pointwise, pooling,
+                  products, rearrange, reductions, scans, selection, shape, sorting, special,
+                  statistics)
 from .ops.declare import exported
 from .ops.reductions import return_types
 from .printing import set_printoptions
@@ -48,9 +49,9 @@ from .tensor import Parameter, Size, Tensor
 
 # Each operation declares its names where it is defined (``@op``); these are its exports.
 globals().update(exported())
-del activations, arithmetic, assignment, conversion, gather_scatter, indexing, linalg
-del nondifferentiable, pairwise, pieces, pointwise, products, rearrange, reductions, scans
-del selection, shape, sorting, special, statistics, exported
+del activations, adaptive, arithmetic, assignment, conv, conversion, gather_scatter, indexing
+del linalg, nondifferentiable, pairwise, pieces, pointwise, pooling, products, rearrange
+del reductions, scans, selection, shape, sorting, special, statistics, exported
 
 from math import e, inf, nan, pi  # noqa: E402, F401 - PyTorch's nbgrad.inf, nan, pi, e
 

@@ -84,6 +84,8 @@ from nbgrad.ops.activations import relu as relu
 from nbgrad.ops.activations import sigmoid as sigmoid
 from nbgrad.ops.activations import softmax as softmax
 from nbgrad.ops.activations import tanh as tanh
+from nbgrad.ops.adaptive import adaptive_avg_pool1d as adaptive_avg_pool1d
+from nbgrad.ops.adaptive import adaptive_max_pool1d as adaptive_max_pool1d
 from nbgrad.ops.arithmetic import add as add
 from nbgrad.ops.arithmetic import div as div
 from nbgrad.ops.arithmetic import div as divide
@@ -102,6 +104,8 @@ from nbgrad.ops.arithmetic import rsub as rsub
 from nbgrad.ops.arithmetic import square as square
 from nbgrad.ops.arithmetic import sub as sub
 from nbgrad.ops.arithmetic import sub as subtract
+from nbgrad.ops.conv import conv1d as conv1d
+from nbgrad.ops.conv import conv2d as conv2d
 from nbgrad.ops.gather_scatter import gather as gather
 from nbgrad.ops.gather_scatter import index_add as index_add
 from nbgrad.ops.gather_scatter import index_copy as index_copy
@@ -193,6 +197,9 @@ from nbgrad.ops.pointwise import sin as sin
 from nbgrad.ops.pointwise import sinh as sinh
 from nbgrad.ops.pointwise import sqrt as sqrt
 from nbgrad.ops.pointwise import tan as tan
+from nbgrad.ops.pooling import avg_pool1d as avg_pool1d
+from nbgrad.ops.pooling import max_pool1d as max_pool1d
+from nbgrad.ops.pooling import max_pool2d as max_pool2d
 from nbgrad.ops.products import einsum as einsum
 from nbgrad.ops.products import kron as kron
 from nbgrad.ops.products import outer as ger
@@ -318,28 +325,29 @@ from nbgrad.warn import set_warn_always as set_warn_always
 __all__ = [
     'BoolTensor', 'ByteTensor', 'CharTensor', 'DoubleTensor', 'FloatTensor', 'Generator',
     'HalfTensor', 'IntTensor', 'LongTensor', 'Parameter', 'ShortTensor', 'Size', 'Tensor',
-    'abs', 'acos', 'acosh', 'add', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any',
-    'arange', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh',
-    'argmax', 'argmin', 'argsort', 'argwhere', 'as_tensor', 'asin', 'asinh', 'atan', 'atan2',
-    'atanh', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'bernoulli', 'bmm', 'bool',
-    'broadcast_tensors', 'broadcast_to', 'bucketize', 'cat', 'cdist', 'ceil', 'chunk', 'clamp',
-    'clamp_max', 'clamp_min', 'clip', 'clone', 'column_stack', 'concat', 'concatenate', 'cos',
-    'cosh', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'default_generator',
-    'device', 'diag', 'diag_embed', 'diagonal', 'dist', 'div', 'divide', 'dot', 'double',
-    'dsplit', 'dstack', 'dtype', 'e', 'einsum', 'empty', 'empty_like', 'enable_grad', 'eq',
-    'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expand', 'expm1', 'eye', 'flatten',
-    'flip', 'fliplr', 'flipud', 'float', 'float16', 'float32', 'float64', 'floor',
-    'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'full', 'full_like', 'gather',
-    'ge', 'ger', 'get_default_device', 'get_default_dtype', 'get_rng_state', 'greater',
-    'greater_equal', 'gt', 'half', 'hsplit', 'hstack', 'hypot', 'index_add', 'index_copy',
-    'index_fill', 'index_select', 'inf', 'inference_mode', 'initial_seed', 'int', 'int16',
-    'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled',
-    'is_grad_enabled', 'is_inference_mode_enabled', 'is_tensor', 'is_warn_always_enabled',
-    'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'kron', 'kthvalue', 'le', 'lerp', 'less',
-    'less_equal', 'linspace', 'load', 'log', 'log10', 'log1p', 'log2', 'log_softmax',
-    'logaddexp', 'logcumsumexp', 'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed',
-    'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'maximum', 'mean',
-    'median', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'msort', 'mul',
+    'abs', 'acos', 'acosh', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'all',
+    'allclose', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccosh', 'arcsin',
+    'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmin', 'argsort', 'argwhere',
+    'as_tensor', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'atleast_1d', 'atleast_2d',
+    'atleast_3d', 'avg_pool1d', 'bernoulli', 'bmm', 'bool', 'broadcast_tensors', 'broadcast_to',
+    'bucketize', 'cat', 'cdist', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clip',
+    'clone', 'column_stack', 'concat', 'concatenate', 'conv1d', 'conv2d', 'cos', 'cosh',
+    'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'default_generator', 'device',
+    'diag', 'diag_embed', 'diagonal', 'dist', 'div', 'divide', 'dot', 'double', 'dsplit',
+    'dstack', 'dtype', 'e', 'einsum', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal',
+    'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expand', 'expm1', 'eye', 'flatten', 'flip',
+    'fliplr', 'flipud', 'float', 'float16', 'float32', 'float64', 'floor', 'floor_divide',
+    'fmod', 'frac', 'from_dlpack', 'from_numpy', 'full', 'full_like', 'gather', 'ge', 'ger',
+    'get_default_device', 'get_default_dtype', 'get_rng_state', 'greater', 'greater_equal',
+    'gt', 'half', 'hsplit', 'hstack', 'hypot', 'index_add', 'index_copy', 'index_fill',
+    'index_select', 'inf', 'inference_mode', 'initial_seed', 'int', 'int16', 'int32', 'int64',
+    'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled',
+    'is_inference_mode_enabled', 'is_tensor', 'is_warn_always_enabled', 'isclose', 'isfinite',
+    'isin', 'isinf', 'isnan', 'kron', 'kthvalue', 'le', 'lerp', 'less', 'less_equal',
+    'linspace', 'load', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp',
+    'logcumsumexp', 'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed', 'masked_fill',
+    'masked_scatter', 'masked_select', 'matmul', 'max', 'max_pool1d', 'max_pool2d', 'maximum',
+    'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'msort', 'mul',
     'multinomial', 'multiply', 'mv', 'nan', 'nan_to_num', 'nanmean', 'nanmedian', 'nansum',
     'narrow', 'ne', 'neg', 'negative', 'no_grad', 'nonzero', 'norm', 'normal', 'not_equal',
     'numel', 'ones', 'ones_like', 'outer', 'permute', 'pi', 'poisson', 'positive', 'pow',

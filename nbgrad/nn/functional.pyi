@@ -14,11 +14,25 @@ from nbgrad.nn.dropout import dropout3d as dropout3d
 from nbgrad.nn.dropout import feature_alpha_dropout as feature_alpha_dropout
 from nbgrad.ops.activations import sigmoid as sigmoid
 from nbgrad.ops.activations import tanh as tanh
+from nbgrad.ops.adaptive import adaptive_avg_pool1d as adaptive_avg_pool1d
+from nbgrad.ops.adaptive import adaptive_avg_pool2d as adaptive_avg_pool2d
+from nbgrad.ops.adaptive import adaptive_max_pool1d as adaptive_max_pool1d
+from nbgrad.ops.adaptive import adaptive_max_pool2d as adaptive_max_pool2d
+from nbgrad.ops.conv import conv1d as conv1d
+from nbgrad.ops.conv import conv2d as conv2d
+from nbgrad.ops.conv import fold as fold
+from nbgrad.ops.conv import unfold as unfold
+from nbgrad.ops.pooling import avg_pool1d as avg_pool1d
+from nbgrad.ops.pooling import avg_pool2d as avg_pool2d
+from nbgrad.ops.pooling import max_pool1d as max_pool1d
+from nbgrad.ops.pooling import max_pool2d as max_pool2d
 
 __all__ = [
-    'alpha_dropout', 'binary_cross_entropy_with_logits', 'cross_entropy', 'dropout',
-    'dropout1d', 'dropout2d', 'dropout3d', 'feature_alpha_dropout', 'linear', 'log_softmax',
-    'mse_loss', 'nll_loss', 'relu', 'sigmoid', 'softmax', 'tanh',
+    'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d',
+    'alpha_dropout', 'avg_pool1d', 'avg_pool2d', 'binary_cross_entropy_with_logits', 'conv1d',
+    'conv2d', 'cross_entropy', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d',
+    'feature_alpha_dropout', 'fold', 'linear', 'log_softmax', 'max_pool1d', 'max_pool2d',
+    'mse_loss', 'nll_loss', 'relu', 'sigmoid', 'softmax', 'tanh', 'unfold',
 ]
 
 

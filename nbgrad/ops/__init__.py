@@ -3,9 +3,11 @@
 
 ``arithmetic`` (+ - * / and powers), ``pointwise`` (exp, log, sin, ...), ``selection``
 (clamp, maximum, where, ...), ``activations``, ``reductions``, ``linalg``, ``shape`` (views),
-``indexing``, ``conversion``, ``nondifferentiable`` and ``assignment`` (the operations that
+``indexing``, ``conversion``, ``conv`` (convolution, unfold, fold), ``pooling``
+and ``adaptive`` (the pools), ``nondifferentiable`` and ``assignment`` (the operations that
 exist only in place). Their shared parts: ``operands`` (checking and promoting what a user
 passes), ``elementwise`` (the unary and binary skeletons), ``views`` (the view mechanism),
-``inplace`` (in-place changes and the graph rewriting they need) and ``methods`` (binding
+``windows`` (the sliding windows of convolution and pooling), ``inplace`` (in-place changes
+and the graph rewriting they need) and ``methods`` (binding
 to ``Tensor``).
 """

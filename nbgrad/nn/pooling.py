@@ -1,0 +1,170 @@
+"""Pooling layers: ``MaxPool1d/2d``, ``AvgPool1d/2d`` and the adaptive ones, each the
+layer form of its function in ``nn.functional`` (``nbgrad/ops/pooling.py`` and
+``adaptive.py``), with PyTorch's attributes and ``repr``."""
+
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d"]
+
+
+class _MaxPoolNd(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+                f", dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPoolNd):
+    """The maximum of each window of ``(N, C, L)`` or ``(C, L)`` inputs (``F.max_pool1d``).
+
+    Parameters
+    ----------
+    kernel_size, stride, padding, dilation : int
+        ``stride`` is ``kernel_size`` by default.
+    return_indices : bool
+        Also return where each maximum is.
+    ceil_mode : bool
+        Count a last, partial window.
+    """
+
+    def forward(self, input: Tensor):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """The maximum of each window of ``(N, C, H, W)`` or ``(C, H, W)`` inputs
+    (``F.max_pool2d``).
+
+    Parameters
+    ----------
+    kernel_size, stride, padding, dilation : int or tuple of two ints
+        ``stride`` is ``kernel_size`` by default.
+    return_indices : bool
+        Also return where each maximum is (``h * W + w``).
+    ceil_mode : bool
+        Count a last, partial window.
+    """
+
+    def forward(self, input: Tensor):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class _AvgPoolNd(Module):
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
+    """The mean of each window of ``(N, C, L)`` or ``(C, L)`` inputs (``F.avg_pool1d``).
+
+    Parameters
+    ----------
+    kernel_size, stride, padding : int
+        ``stride`` is ``kernel_size`` by default (kept as 1-tuples, as PyTorch keeps them).
+    ceil_mode, count_include_pad : bool
+        As for ``F.avg_pool1d``.
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+def _single(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """The mean of each window of ``(N, C, H, W)`` or ``(C, H, W)`` inputs (``F.avg_pool2d``).
+
+    Parameters
+    ----------
+    kernel_size, stride, padding : int or tuple of two ints
+        ``stride`` is ``kernel_size`` by default.
+    ceil_mode, count_include_pad : bool
+    divisor_override : int, optional
+        As for ``F.avg_pool2d``.
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class _AdaptivePool(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    """The mean over adaptive windows giving ``output_size`` (``F.adaptive_avg_pool1d``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    """The mean over adaptive windows giving ``output_size``, ``None`` keeping a dimension
+    (``F.adaptive_avg_pool2d``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class _AdaptiveMaxPool(_AdaptivePool):
+    def __init__(self, output_size, return_indices: bool = False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    """The maximum over adaptive windows giving ``output_size``
+    (``F.adaptive_max_pool1d``); ``return_indices`` also returns where each maximum is."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    """The maximum over adaptive windows giving ``output_size``
+    (``F.adaptive_max_pool2d``); ``return_indices`` also returns where each maximum is."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
