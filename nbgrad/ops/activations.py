@@ -4,6 +4,7 @@ Every derivative here is written in terms of the *output*, which is what the nod
 ``relu' = (y > 0)``, ``sigmoid' = y (1 - y)``, ``tanh' = 1 - y^2``.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -14,7 +15,9 @@ from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
+from . import selection
 from .elementwise import OUTPUT, unary
+from .inplace import apply_inplace
 from .operands import tensor_operand, zeros_like
 from .reductions import peak
 
@@ -175,3 +178,550 @@ def log_softmax(input, dim=None, dtype=None):
     if should_record(x):
         record(LogSoftmaxBackward0, out, (x,), saved=(OUTPUT,), dim=dim)
     return out
+
+
+# -- the activations of nn.functional ------------------------------------------------------
+# Each is one node, as in PyTorch, whose derivative is written with nbgrad's differentiable
+# operations in what the node saves (the input), so that it can be differentiated again.
+# They are functions of ``nn.functional`` only (PyTorch has no ``Tensor.gelu``); ``inplace=``
+# runs the same operation through ``apply_inplace``.
+def _activation(name, kernel, node_cls, input, compute, inplace=False, integers=False, **params):
+    """``name(input, **params)``: ``compute(array)``, recording ``node_cls`` that saves the
+    input and ``params``. ``kernel`` names PyTorch's kernel in the error for an integer input
+    (unless ``integers``: ``threshold`` and ``hardtanh`` keep integers)."""
+    if inplace:
+        def out_of_place(t):
+            return _activation(name, kernel, node_cls, t, compute, integers=integers, **params)
+        out_of_place.__name__ = name
+        return apply_inplace(input, out_of_place)
+    x = tensor_operand(input, name)
+    data = x._data
+    if data.dtype.kind != "f" and not integers:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{dtypes.scalar_type_name(data.dtype)}'")
+    out = Tensor._make(compute(data))
+    if should_record(x):
+        record(node_cls, out, (x,), saved=(x,), **params)
+    return out
+
+
+class LeakyReluBackward0(Node):
+    __slots__ = ("negative_slope",)
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (selection.where(x > 0, grad, grad * self.negative_slope),)
+
+
+@op(LeakyReluBackward0, export=False, method=False, functional=True)
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` where positive, else ``negative_slope * x``.
+
+    Parameters
+    ----------
+    input : Tensor
+    negative_slope : float
+        The slope for negative inputs (0.01).
+    inplace : bool
+        Overwrite ``input`` (PyTorch's ``leaky_relu_``).
+
+    Returns
+    -------
+    Tensor
+        The result; its gradient at 0 is ``negative_slope``, as in PyTorch.
+    """
+    def compute(data):
+        return array_module(data).where(data > 0, data, data * negative_slope)
+    return _activation("leaky_relu", "leaky_relu_cpu", LeakyReluBackward0, input, compute,
+                       inplace, negative_slope=negative_slope)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_GELU_CUBIC = 0.044715
+
+
+def _erf(data):
+    """The error function of an array: SciPy's (or CuPy's) kernel when installed, else
+    Python's ``math.erf`` element by element (NumPy has none)."""
+    xp = array_module(data)
+    try:
+        if xp is np:
+            from scipy.special import erf
+        else:
+            from cupyx.scipy.special import erf
+    except ImportError:
+        return np.vectorize(math.erf, otypes=[data.dtype])(data)
+    return erf(data).astype(data.dtype, copy=False)
+
+
+class NormalCdfBackward(Node):
+    """The derivative of the standard normal CDF is its density (an internal step of
+    ``gelu``'s derivative, so that ``gelu`` can be differentiated twice)."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad * _normal_pdf(x),)
+
+
+def _normal_cdf(x):
+    data = x._data
+    out = Tensor._make(0.5 * (1 + _erf(data * (1 / math.sqrt(2)))))
+    if should_record(x):
+        record(NormalCdfBackward, out, (x,), saved=(x,))
+    return out
+
+
+def _normal_pdf(x):
+    return (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+
+
+class GeluBackward0(Node):
+    __slots__ = ("approximate",)
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        if self.approximate == "none":
+            return (grad * (_normal_cdf(x) + x * _normal_pdf(x)),)
+        t = ((x + _GELU_CUBIC * x * x * x) * _SQRT_2_OVER_PI).tanh()
+        slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
+        return (grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * slope),)
+
+
+@op(GeluBackward0, export=False, method=False, functional=True)
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """``x * Phi(x)``, ``Phi`` the standard normal CDF.
+
+    Parameters
+    ----------
+    input : Tensor
+    approximate : str
+        ``'none'`` (exact, with ``erf``) or ``'tanh'``:
+        ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``.
+
+    Returns
+    -------
+    Tensor
+    """
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+    def compute(data):
+        xp = array_module(data)
+        if approximate == "tanh":
+            inner = (data + _GELU_CUBIC * data * data * data) * _SQRT_2_OVER_PI
+            return 0.5 * data * (1 + xp.tanh(inner))
+        return 0.5 * data * (1 + _erf(data * (1 / math.sqrt(2))))
+    return _activation("gelu", "GeluKernelImpl", GeluBackward0, input, compute,
+                       approximate=approximate)
+
+
+class EluBackward0(Node):
+    """``scale * x`` for ``x > 0``, else ``scale * alpha * (exp(input_scale * x) - 1)``."""
+
+    __slots__ = ("alpha", "scale", "input_scale")
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        negative = (x * self.input_scale).exp() * (self.input_scale * self.scale * self.alpha)
+        return (selection.where(x > 0, grad * self.scale, grad * negative),)
+
+
+class CeluBackward0(EluBackward0):
+    """``celu`` is ``elu`` with ``input_scale = 1 / alpha`` (PyTorch names its node apart)."""
+
+    __slots__ = ()
+
+
+def _elu(name, node_cls, input, alpha, scale, input_scale, inplace):
+    def compute(data):
+        xp = array_module(data)
+        # expm1 of the non-positive part only: no overflow warning for large x
+        negative = xp.expm1(xp.minimum(data, 0) * input_scale) * (scale * alpha)
+        return xp.where(data > 0, data * scale, negative).astype(data.dtype, copy=False)
+    return _activation(name, "elu_cpu", node_cls, input, compute, inplace, alpha=alpha,
+                       scale=scale, input_scale=input_scale)
+
+
+@op(EluBackward0, export=False, method=False, functional=True)
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` where positive, else ``alpha * (exp(x) - 1)``.
+
+    Parameters
+    ----------
+    input : Tensor
+    alpha : float
+        The value approached for large negative ``x`` is ``-alpha``.
+    inplace : bool
+        Overwrite ``input`` (``elu_``).
+
+    Returns
+    -------
+    Tensor
+    """
+    return _elu("elu", EluBackward0, input, alpha, 1.0, 1.0, inplace)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@op(EluBackward0, export=True, method=False, functional=True)
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al.
+    (``alpha = 1.6733``, ``scale = 1.0507``); recorded as ``EluBackward0``, as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+    inplace : bool
+        Overwrite ``input``.
+
+    Returns
+    -------
+    Tensor
+    """
+    return _elu("selu", EluBackward0, input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+
+
+@op(CeluBackward0, export=True, method=False, functional=True)
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    Parameters
+    ----------
+    input : Tensor
+    alpha : float
+        Must not be 0 (PyTorch's error).
+    inplace : bool
+        Overwrite ``input``.
+
+    Returns
+    -------
+    Tensor
+    """
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _elu("celu", CeluBackward0, input, alpha, 1.0, 1.0 / alpha, inplace)
+
+
+class SiluBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        s = x.sigmoid()
+        return (grad * s * (1 + x * (1 - s)),)
+
+
+@op(SiluBackward0, export=False, method=False, functional=True)
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)`` (also called swish).
+
+    Parameters
+    ----------
+    input : Tensor
+    inplace : bool
+        Overwrite ``input``.
+
+    Returns
+    -------
+    Tensor
+    """
+    return _activation("silu", "silu_cpu", SiluBackward0, input,
+                       lambda data: data * _sigmoid(data), inplace)
+
+
+def _softplus_array(data, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
+    xp = array_module(data)
+    scaled = data * beta
+    smooth = xp.log1p(xp.exp(xp.minimum(scaled, threshold))) / beta  # no overflow warning
+    return xp.where(scaled > threshold, data, smooth).astype(data.dtype, copy=False)
+
+
+class MishBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        t = softplus(x).tanh()
+        return (grad * (t + x * x.sigmoid() * (1 - t * t)),)
+
+
+@op(MishBackward0, export=False, method=False, functional=True)
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``.
+
+    Parameters
+    ----------
+    input : Tensor
+    inplace : bool
+        Overwrite ``input``.
+
+    Returns
+    -------
+    Tensor
+    """
+    return _activation("mish", "mish_cpu", MishBackward0, input,
+                       lambda data: data * array_module(data).tanh(_softplus_array(data)), inplace)
+
+
+class SoftplusBackward0(Node):
+    __slots__ = ("beta", "threshold")
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        scaled = x * self.beta
+        return (selection.where(scaled > self.threshold, grad, grad * scaled.sigmoid()),)
+
+
+@op(SoftplusBackward0, export=False, method=False, functional=True)
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, a smooth ``relu``.
+
+    Parameters
+    ----------
+    input : Tensor
+    beta : float
+    threshold : float
+        Where ``beta * x > threshold`` the result is ``x`` itself (as in PyTorch, for
+        numerical stability; the gradient there is 1).
+
+    Returns
+    -------
+    Tensor
+    """
+    return _activation("softplus", "softplus_cpu", SoftplusBackward0, input,
+                       lambda data: _softplus_array(data, beta, threshold),
+                       beta=beta, threshold=threshold)
+
+
+class HardtanhBackward0(Node):
+    __slots__ = ("min_val", "max_val")
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        inside = (x > self.min_val) & (x < self.max_val)
+        return (selection.where(inside, grad, 0.0),)
+
+
+@op(HardtanhBackward0, export=False, method=False, functional=True)
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """``x`` clamped to ``[min_val, max_val]``; the gradient is 0 outside the open interval.
+
+    Parameters
+    ----------
+    input : Tensor
+        Integer tensors stay integers (as in PyTorch).
+    min_val, max_val : float
+    inplace : bool
+        Overwrite ``input`` (``hardtanh_``).
+
+    Returns
+    -------
+    Tensor
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+
+    def compute(data):
+        xp = array_module(data)
+        return xp.clip(data, min_val, max_val).astype(data.dtype, copy=False)
+    return _activation("hardtanh", "hardtanh_cpu", HardtanhBackward0, input, compute, inplace,
+                       integers=True, min_val=min_val, max_val=max_val)
+
+
+@op(HardtanhBackward0, export=False, method=False, functional=True)
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``: ``hardtanh(x, 0, 6)``, recorded as ``HardtanhBackward0``.
+
+    Parameters
+    ----------
+    input : Tensor
+    inplace : bool
+        Overwrite ``input``.
+
+    Returns
+    -------
+    Tensor
+    """
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _hardsigmoid(data):
+    return array_module(data).clip(data / 6 + 0.5, 0, 1).astype(data.dtype, copy=False)
+
+
+def _hardswish(data):
+    return (data * array_module(data).clip(data + 3, 0, 6) / 6).astype(data.dtype, copy=False)
+
+
+class HardsigmoidBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (selection.where((x > -3) & (x < 3), grad / 6, 0.0),)
+
+
+@op(HardsigmoidBackward0, export=False, method=False, functional=True)
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x / 6 + 1/2`` clamped to ``[0, 1]``.
+
+    Parameters
+    ----------
+    input : Tensor
+    inplace : bool
+        Overwrite ``input``.
+
+    Returns
+    -------
+    Tensor
+    """
+    return _activation("hardsigmoid", "hardsigmoid_cpu", HardsigmoidBackward0, input,
+                       _hardsigmoid,
+                       inplace)
+
+
+class HardswishBackward0(Node):
+    """PyTorch's formula: 0 below -3, ``x / 3 + 1/2`` on ``[-3, 3]``, 1 above."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        middle = selection.where(x <= 3, grad * (x / 3 + 0.5), grad)
+        return (selection.where(x < -3, 0.0, middle),)
+
+
+@op(HardswishBackward0, export=False, method=False, functional=True)
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``.
+
+    Parameters
+    ----------
+    input : Tensor
+    inplace : bool
+        Overwrite ``input``.
+
+    Returns
+    -------
+    Tensor
+    """
+    return _activation("hardswish", "hardswish_cpu", HardswishBackward0, input,
+                       _hardswish,
+                       inplace)
+
+
+class LogSigmoidBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (grad * (-x).sigmoid(),)
+
+
+@op(LogSigmoidBackward0, export=False, method=False, functional=True)
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x)) = -softplus(-x)``, computed without overflow.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return _activation("logsigmoid", "log_sigmoid_cpu", LogSigmoidBackward0, input,
+                       lambda data: -_softplus_array(-data))
+
+
+class HardshrinkBackward0(Node):
+    __slots__ = ("lambd",)
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (selection.where(x.abs() > self.lambd, grad, 0.0),)
+
+
+@op(HardshrinkBackward0, export=True, method=True, functional=True)
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, else 0.
+
+    Parameters
+    ----------
+    input : Tensor
+    lambd : float
+
+    Returns
+    -------
+    Tensor
+    """
+    return _activation("hardshrink", "hardshrink_cpu", HardshrinkBackward0, input,
+                       lambda data: array_module(data).where(abs(data) > lambd, data, 0)
+                       .astype(data.dtype, copy=False),
+                       lambd=lambd)
+
+
+class SoftshrinkBackward0(HardshrinkBackward0):
+    __slots__ = ()
+
+
+@op(SoftshrinkBackward0, export=False, method=False, functional=True)
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0.
+
+    Parameters
+    ----------
+    input : Tensor
+    lambd : float
+        Must be at least 0 (PyTorch's error).
+
+    Returns
+    -------
+    Tensor
+    """
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+
+    def compute(data):
+        xp = array_module(data)
+        return (xp.sign(data) * xp.maximum(abs(data) - lambd, 0)).astype(data.dtype, copy=False)
+    return _activation("softshrink", "softshrink_check", SoftshrinkBackward0, input, compute,
+                       lambd=lambd)
+
+
+class ThresholdBackward0(Node):
+    __slots__ = ("threshold",)
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        return (selection.where(x > self.threshold, grad, 0.0),)
+
+
+@op(ThresholdBackward0, export=True, method=False, functional=True)
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Integer tensors stay integers.
+    threshold, value : float
+    inplace : bool
+        Overwrite ``input`` (``threshold_``).
+
+    Returns
+    -------
+    Tensor
+    """
+    def compute(data):
+        xp = array_module(data)
+        return xp.where(data > threshold, data, value).astype(data.dtype, copy=False)
+    return _activation("threshold", "threshold_cpu", ThresholdBackward0, input, compute,
+                       inplace, integers=True, threshold=threshold)
+
