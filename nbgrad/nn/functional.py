@@ -39,7 +39,8 @@ from ..tensor import Tensor
 _OPS = {o.name: o.function for o in OPS if o.functional}
 globals().update(_OPS)
 
-__all__ = ["linear", "relu", "softmax", "log_softmax", "mse_loss", "nll_loss", "cross_entropy",
+__all__ = ["linear", "relu", "softmax", "log_softmax", "softmin", "softsign", "tanhshrink",
+           "mse_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits", *_OPS]
 
 
@@ -72,6 +73,58 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return activations.log_softmax(input, dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    """``softmax(-x, dim)``: each slice becomes a distribution that favours small values.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, PyTorch's implicit choice (with its deprecation warning).
+    dtype : nbgrad.dtype, optional
+        Casts the input first.
+
+    Returns
+    -------
+    Tensor
+        Recorded as ``SoftmaxBackward0`` of ``NegBackward0``, as in PyTorch.
+    """
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return activations.softmax(-input, dim)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``, composed of differentiable operations as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``, composed of differentiable operations as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return input - input.tanh()
 
 
 # -- linear -------------------------------------------------------------------------------

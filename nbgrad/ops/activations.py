@@ -725,3 +725,62 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     return _activation("threshold", "threshold_cpu", ThresholdBackward0, input, compute,
                        inplace, integers=True, threshold=threshold)
 
+
+
+def _prelu_weight(weight, ndim):
+    """``weight`` shaped to broadcast along the channel dimension (dim 1) of the input."""
+    if ndim < 2 or weight.numel() == 1:
+        return weight.reshape(())
+    return weight.reshape(1, weight.numel(), *([1] * (ndim - 2)))
+
+
+class PreluKernelBackward0(Node):
+    """``x`` where positive, else ``w x``: the input's gradient is 1 or ``w``; the weight's
+    is ``x`` where ``x`` is not positive, summed over all but the channel dimension."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, weight = self.saved_values
+        input_fn, weight_fn = self._next_nodes
+        w = _prelu_weight(weight, x.dim())
+        positive = x > 0
+        grad_input = selection.where(positive, grad, grad * w) if input_fn is not None else None
+        grad_weight = None
+        if weight_fn is not None:
+            grad_weight = (selection.where(positive, 0.0, grad * x).sum_to_size(w.shape)
+                           .reshape(weight.shape))
+        return grad_input, grad_weight
+
+
+@op(PreluKernelBackward0, functional=True)
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, else ``weight * x``, one learnt slope per channel (dim 1).
+
+    Parameters
+    ----------
+    input : Tensor
+    weight : Tensor
+        A scalar or 1-D tensor: one slope for all, or one per channel of ``input``.
+
+    Returns
+    -------
+    Tensor
+    """
+    x = tensor_operand(input, "prelu")
+    w = tensor_operand(weight, "prelu", 2, "weight")
+    if w.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {w.dim()}")
+    channels = x.shape[1] if x.dim() >= 2 else 1
+    if w.numel() != 1 and w.numel() != channels:
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {w.numel()} and channel size = {channels}.")
+    x_data, w_data = x._data, _prelu_weight(w, x.dim())._data
+    if x_data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"prelu_cpu\" not implemented for '{dtypes.scalar_type_name(x_data.dtype)}'")
+    out = Tensor._make(array_module(x_data).where(x_data > 0, x_data, x_data * w_data))
+    if should_record(x, w):
+        record(PreluKernelBackward0, out, (x, w), saved=(x, w))
+    return out
