@@ -14,9 +14,9 @@ from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
-from .declare import op
 from . import selection
-from .elementwise import OUTPUT, unary
+from .declare import op
+from .elementwise import OUTPUT, NotImplementedBackward, unary
 from .inplace import apply_inplace
 from .operands import tensor_operand, zeros_like
 from .reductions import peak
@@ -205,12 +205,42 @@ def _activation(name, kernel, node_cls, input, compute, inplace=False, integers=
     return out
 
 
+class PiecewiseLinearBackwardBackward(Node):
+    """Differentiating the backward of a piecewise-linear activation again: it is linear in
+    the incoming gradient, and its derivative in the input is zero (between kinks the slope
+    is constant), though, as in PyTorch, the input is in the graph."""
+
+    __slots__ = ("inside", "mask", "outside")
+
+    def apply(self, grad):
+        grad_fn, input_fn = self._next_nodes
+        return (piecewise_backward(grad, None, self.mask, self.inside, self.outside)
+                if grad_fn is not None else None,
+                zeros_like(grad) if input_fn is not None else None)
+
+
+def piecewise_backward(grad, x, mask, inside=1.0, outside=0.0,
+                       node_cls=PiecewiseLinearBackwardBackward, **attributes):
+    """``grad * inside`` where ``mask``, else ``grad * outside``, recorded as a function of
+    ``grad`` and the input ``x`` (``node_cls`` with ``attributes``, when not the default).
+    It selects (``where``) rather than multiplying by a 0/1
+    mask, as PyTorch does: an ``inf`` gradient where the slope is 0 gives 0, not NaN."""
+    g = grad._data
+    xp = array_module(g)
+    out = Tensor._make(xp.where(mask, g * inside if inside != 1 else g,
+                                g * outside if outside else 0).astype(g.dtype, copy=False))
+    if should_record(grad, x):
+        record(node_cls, out, (grad, x),
+               **(attributes or {"mask": mask, "inside": inside, "outside": outside}))
+    return out
+
+
 class LeakyReluBackward0(Node):
     __slots__ = ("negative_slope",)
 
     def apply(self, grad):
         (x,) = self.saved_values
-        return (selection.where(x > 0, grad, grad * self.negative_slope),)
+        return (piecewise_backward(grad, x, x._data > 0, 1.0, self.negative_slope),)
 
 
 @op(LeakyReluBackward0, export=False, method=False, functional=True)
@@ -320,18 +350,12 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 class EluBackward0(Node):
     """``scale * x`` for ``x > 0``, else ``scale * alpha * (exp(input_scale * x) - 1)``."""
 
-    __slots__ = ("alpha", "scale", "input_scale")
+    __slots__ = ("alpha", "input_scale", "scale")
 
     def apply(self, grad):
         (x,) = self.saved_values
         negative = (x * self.input_scale).exp() * (self.input_scale * self.scale * self.alpha)
         return (selection.where(x > 0, grad * self.scale, grad * negative),)
-
-
-class CeluBackward0(EluBackward0):
-    """``celu`` is ``elu`` with ``input_scale = 1 / alpha`` (PyTorch names its node apart)."""
-
-    __slots__ = ()
 
 
 def _elu(name, node_cls, input, alpha, scale, input_scale, inplace):
@@ -367,7 +391,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-@op(EluBackward0, export=True, method=False, functional=True)
+@op(export=True, method=False, functional=True)  # records elu's node
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al.
     (``alpha = 1.6733``, ``scale = 1.0507``); recorded as ``EluBackward0``, as in PyTorch.
@@ -383,6 +407,12 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     Tensor
     """
     return _elu("selu", EluBackward0, input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+
+
+class CeluBackward0(EluBackward0):
+    """``celu`` is ``elu`` with ``input_scale = 1 / alpha`` (PyTorch names its node apart)."""
+
+    __slots__ = ()
 
 
 @op(CeluBackward0, export=True, method=False, functional=True)
@@ -499,12 +529,12 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 class HardtanhBackward0(Node):
-    __slots__ = ("min_val", "max_val")
+    __slots__ = ("max_val", "min_val")
 
     def apply(self, grad):
         (x,) = self.saved_values
-        inside = (x > self.min_val) & (x < self.max_val)
-        return (selection.where(inside, grad, 0.0),)
+        data = x._data
+        return (piecewise_backward(grad, x, (data > self.min_val) & (data < self.max_val)),)
 
 
 @op(HardtanhBackward0, export=False, method=False, functional=True)
@@ -534,7 +564,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
                        integers=True, min_val=min_val, max_val=max_val)
 
 
-@op(HardtanhBackward0, export=False, method=False, functional=True)
+@op(export=False, method=False, functional=True)  # records hardtanh's node
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``: ``hardtanh(x, 0, 6)``, recorded as ``HardtanhBackward0``.
 
@@ -559,12 +589,19 @@ def _hardswish(data):
     return (data * array_module(data).clip(data + 3, 0, 6) / 6).astype(data.dtype, copy=False)
 
 
+_ONE_SIXTH = float(np.float32(1 / 6))
+
+
 class HardsigmoidBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         (x,) = self.saved_values
-        return (selection.where((x > -3) & (x < 3), grad / 6, 0.0),)
+        data = x._data
+        # PyTorch has no derivative of this backward: differentiating it again raises
+        # (1/6 in single precision, as PyTorch's CPU kernel has it, also for float64)
+        return (piecewise_backward(grad, x, (data > -3) & (data < 3), _ONE_SIXTH,
+                                   node_cls=NotImplementedBackward, op="hardsigmoid_backward"),)
 
 
 @op(HardsigmoidBackward0, export=False, method=False, functional=True)
@@ -587,14 +624,14 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 class HardswishBackward0(Node):
-    """PyTorch's formula: 0 below -3, ``x / 3 + 1/2`` on ``[-3, 3]``, 1 above."""
+    """PyTorch's formula: 0 up to -3, ``x / 3 + 1/2`` between, 1 from 3 on."""
 
     __slots__ = ()
 
     def apply(self, grad):
         (x,) = self.saved_values
-        middle = selection.where(x <= 3, grad * (x / 3 + 0.5), grad)
-        return (selection.where(x < -3, 0.0, middle),)
+        middle = selection.where(x < 3, grad * (x / 3 + 0.5), grad)
+        return (selection.where(x <= -3, 0.0, middle),)
 
 
 @op(HardswishBackward0, export=False, method=False, functional=True)
@@ -645,7 +682,7 @@ class HardshrinkBackward0(Node):
 
     def apply(self, grad):
         (x,) = self.saved_values
-        return (selection.where(x.abs() > self.lambd, grad, 0.0),)
+        return (piecewise_backward(grad, x, abs(x._data) > self.lambd),)
 
 
 @op(HardshrinkBackward0, export=True, method=True, functional=True)
@@ -685,10 +722,11 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     -------
     Tensor
     """
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-
     def compute(data):
+        if lambd < 0:
+            raise RuntimeError(
+                f"lambda must be in range [0, {float(np.finfo(data.dtype).max):g}] for input "
+                f"dtype {dtypes.scalar_type_name(data.dtype)}, but found {lambd:g}")
         xp = array_module(data)
         return (xp.sign(data) * xp.maximum(abs(data) - lambd, 0)).astype(data.dtype, copy=False)
     return _activation("softshrink", "softshrink_check", SoftshrinkBackward0, input, compute,
@@ -700,7 +738,7 @@ class ThresholdBackward0(Node):
 
     def apply(self, grad):
         (x,) = self.saved_values
-        return (selection.where(x > self.threshold, grad, 0.0),)
+        return (piecewise_backward(grad, x, x._data > self.threshold),)
 
 
 @op(ThresholdBackward0, export=True, method=False, functional=True)
@@ -727,29 +765,20 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 
-def _prelu_weight(weight, ndim):
-    """``weight`` shaped to broadcast along the channel dimension (dim 1) of the input."""
-    if ndim < 2 or weight.numel() == 1:
-        return weight.reshape(())
-    return weight.reshape(1, weight.numel(), *([1] * (ndim - 2)))
-
-
 class PreluKernelBackward0(Node):
-    """``x`` where positive, else ``w x``: the input's gradient is 1 or ``w``; the weight's
-    is ``x`` where ``x`` is not positive, summed over all but the channel dimension."""
+    """``x`` where positive, else ``w x`` (``w`` broadcast along ``x``): the input's gradient
+    is 1 or ``w``; the weight's is ``x`` where ``x`` is not positive, summed to its shape."""
 
     __slots__ = ()
 
     def apply(self, grad):
         x, weight = self.saved_values
         input_fn, weight_fn = self._next_nodes
-        w = _prelu_weight(weight, x.dim())
         positive = x > 0
-        grad_input = selection.where(positive, grad, grad * w) if input_fn is not None else None
+        grad_input = selection.where(positive, grad, grad * weight) if input_fn is not None else None
         grad_weight = None
         if weight_fn is not None:
-            grad_weight = (selection.where(positive, 0.0, grad * x).sum_to_size(w.shape)
-                           .reshape(weight.shape))
+            grad_weight = selection.where(positive, 0.0, grad * x).sum_to_size(weight.shape)
         return grad_input, grad_weight
 
 
@@ -766,6 +795,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     Returns
     -------
     Tensor
+        As in PyTorch, the weight is first reshaped (a view) to broadcast along ``input``'s
+        channel dimension, then the kernel (``PreluKernelBackward0``) is recorded.
     """
     x = tensor_operand(input, "prelu")
     w = tensor_operand(weight, "prelu", 2, "weight")
@@ -776,10 +807,12 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if w.numel() != 1 and w.numel() != channels:
         raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
                            f"parameter numbers = {w.numel()} and channel size = {channels}.")
-    x_data, w_data = x._data, _prelu_weight(w, x.dim())._data
-    if x_data.dtype.kind != "f":
+    if x._data.dtype.kind != "f":
         raise NotImplementedError(
-            f"\"prelu_cpu\" not implemented for '{dtypes.scalar_type_name(x_data.dtype)}'")
+            f"\"prelu_cpu\" not implemented for '{dtypes.scalar_type_name(x._data.dtype)}'")
+    if w.dim() != x.dim():
+        w = w.reshape([w.numel() if d == 1 else 1 for d in range(x.dim())])
+    x_data, w_data = x._data, w._data
     out = Tensor._make(array_module(x_data).where(x_data > 0, x_data, x_data * w_data))
     if should_record(x, w):
         record(PreluKernelBackward0, out, (x, w), saved=(x, w))

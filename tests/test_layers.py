@@ -1,0 +1,170 @@
+"""Layers against PyTorch: activations (functional and modules), normalisation, Embedding,
+containers and module hooks. Values, gradients, grad_fn names, reprs and errors are compared
+with torch from the same weights; gradients are also checked by finite differences (float64).
+"""
+
+import numpy as np
+import pytest
+from parity import assert_same, check, check_error, grad_of, torch
+
+import nbgrad as ng
+import nbgrad.nn.functional as F
+from nbgrad import nn
+from nbgrad.autograd import gradcheck
+
+# (F name, keyword options): every activation of nn.functional, with non-default options
+ACTIVATIONS = [
+    ("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.3}),
+    ("gelu", {}), ("gelu", {"approximate": "tanh"}),
+    ("elu", {}), ("elu", {"alpha": 0.5}), ("selu", {}), ("celu", {}), ("celu", {"alpha": 2.0}),
+    ("silu", {}), ("mish", {}),
+    ("softplus", {}), ("softplus", {"beta": 2.0, "threshold": 1.0}),
+    ("hardtanh", {}), ("hardtanh", {"min_val": -0.5, "max_val": 2.0}), ("relu6", {}),
+    ("hardsigmoid", {}), ("hardswish", {}), ("logsigmoid", {}),
+    ("hardshrink", {}), ("hardshrink", {"lambd": 1.0}), ("softshrink", {}),
+    ("softshrink", {"lambd": 1.0}), ("threshold", {"threshold": 0.5, "value": -2.0}),
+    ("softsign", {}), ("tanhshrink", {}),
+]
+IDS = [f"{name}-{'-'.join(map(str, options.values()))}" for name, options in ACTIVATIONS]
+PIECEWISE_LINEAR = ("leaky_relu", "hardtanh", "relu6", "hardsigmoid", "hardshrink", "softshrink",
+                    "threshold")
+INPLACE = ["leaky_relu", "elu", "selu", "celu", "silu", "mish", "hardtanh", "relu6",
+           "hardsigmoid", "hardswish", "threshold"]
+
+
+def _samples(rng):
+    """Inputs: a random matrix with the kinks (0, +-0.5, +-1, +-3, 6) and large values among
+    its entries, a 0-d tensor, an empty one; the matrix is also passed transposed."""
+    x = rng.normal(size=(4, 6)) * 3
+    x.flat[:12] = [0.0, 0.5, -0.5, 1.0, -1.0, 3.0, -3.0, 6.0, 40.0, -40.0, 2.0, -2.0]
+    return [x, np.array(0.7), np.zeros((0, 3))]
+
+
+def _call(M, name, options, x):
+    return getattr(M.nn.functional, name)(x, **options)
+
+
+@pytest.mark.parametrize("name,options", ACTIVATIONS, ids=IDS)
+def test_activation_matches_torch(name, options):
+    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    for x in _samples(rng):
+        for transposed in (False, True) if x.ndim == 2 else (False,):
+            def program(M, x=x, transposed=transposed):
+                t = M.tensor(x, dtype=M.float32, requires_grad=True)
+                y = _call(M, name, options, t.t() if transposed else t)
+                y.backward(M.ones_like(y) * 0.5)
+                return y, t.grad, type(y.grad_fn).__name__
+            check(program)
+
+
+@pytest.mark.parametrize("name,options", ACTIVATIONS, ids=IDS)
+def test_activation_gradcheck_and_second_derivative(name, options):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(3, 4)) * 2
+    if name in PIECEWISE_LINEAR or name == "hardswish":  # away from the kinks (finite differences)
+        x = np.where(np.abs(np.abs(x) - np.round(np.abs(x) * 2) / 2) < 0.05, x + 0.1, x)
+    t = ng.tensor(x, requires_grad=True)
+    assert gradcheck(lambda a: _call(ng, name, options, a), (t,))
+
+    def program(M):
+        a = M.tensor(x, dtype=M.float64, requires_grad=True)
+        (g,) = M.autograd.grad(_call(M, name, options, a).sum(), a, create_graph=True)
+        (g.square().sum()).backward()
+        return g, a.grad
+    if name == "hardsigmoid":  # PyTorch has no derivative of hardsigmoid's backward
+        check_error(program)
+    else:  # (piecewise linear: a.grad is zero, but a is in the graph of g, as in PyTorch)
+        check(program)
+
+
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace_activation(name):
+    x = np.array([[-2.0, -0.2, 0.0], [0.3, 1.5, 7.0]])
+    options = {"threshold": 0.5, "value": -2.0} if name == "threshold" else {}
+
+    def program(M):
+        a = M.tensor(x, dtype=M.float32, requires_grad=True)
+        b = a * 1
+        y = _call(M, name, {**options, "inplace": True}, b)
+        y.sum().backward()
+        return y is b, b._version if hasattr(b, "_version") else None, y, a.grad
+
+    t, n = program(torch), program(ng)
+    assert n[0] and t[0]
+    assert_same(t[2:], n[2:])
+
+
+@pytest.mark.parametrize("name", sorted({n for n, _ in ACTIVATIONS} - {"softsign", "tanhshrink",
+                                                                       "hardtanh", "relu6",
+                                                                       "threshold"}))
+def test_activation_refuses_integers(name):
+    check_error(lambda M: _call(M, name, {}, M.tensor([1, 2])))
+
+
+def test_integer_activations_keep_their_dtype():
+    check(lambda M: (M.nn.functional.hardtanh(M.tensor([-3, 0, 2])),
+                     M.nn.functional.relu6(M.tensor([-3, 7, 2])),
+                     M.nn.functional.threshold(M.tensor([1, 2, 3]), 1, 5)))
+
+
+def test_bad_options():
+    check_error(lambda M: M.nn.functional.gelu(M.ones(2), approximate="foo"))
+    check_error(lambda M: M.nn.functional.softshrink(M.ones(2), -1.0))
+
+
+# -- layers of the activations ---------------------------------------------------------------
+MODULES = [
+    ("LeakyReLU", ()), ("LeakyReLU", (0.2, True)), ("GELU", ()), ("GELU", ("tanh",)),
+    ("ELU", ()), ("ELU", (0.5, True)), ("SELU", ()), ("SELU", (True,)), ("CELU", (2.0,)),
+    ("SiLU", ()), ("SiLU", (True,)), ("Mish", ()), ("Softplus", ()), ("Softplus", (2.0, 5.0)),
+    ("Hardtanh", ()), ("Hardtanh", (-2.0, 3.0, True)), ("ReLU6", ()), ("ReLU6", (True,)),
+    ("Hardsigmoid", ()), ("Hardsigmoid", (True,)), ("Hardswish", ()), ("Softsign", ()),
+    ("Tanhshrink", ()), ("LogSigmoid", ()), ("Hardshrink", ()), ("Softshrink", (0.2,)),
+    ("Threshold", (0.1, 2.0)), ("Threshold", (0.1, 2.0, True)), ("Softmin", (1,)),
+    ("PReLU", ()), ("PReLU", (3, 0.1)),
+]
+
+
+@pytest.mark.parametrize("name,args", MODULES, ids=[f"{n}{a}" for n, a in MODULES])
+def test_activation_module(name, args):
+    x = np.random.default_rng(2).normal(size=(2, 3, 4)) * 3
+
+    def program(M):
+        layer = getattr(M.nn, name)(*args)
+        a = M.tensor(x, dtype=M.float32, requires_grad=True)
+        y = layer(a * 1)
+        y.sum().backward()
+        grads = [grad_of(p) for p in layer.parameters()]
+        return repr(layer), y, a.grad, grads, type(y.grad_fn).__name__ if "True" not in str(args) else ""
+    check(program)
+
+
+def test_prelu():
+    def program(M):
+        w = M.tensor([0.1, -0.2, 0.3], requires_grad=True)
+        x = M.tensor(np.random.default_rng(3).normal(size=(2, 3, 5)), dtype=M.float32,
+                     requires_grad=True)
+        y = M.nn.functional.prelu(x, w)
+        y.backward(M.ones_like(y) * 2)
+        return y, x.grad, w.grad, type(y.grad_fn).__name__, x.prelu(w), M.prelu(x, w)
+    check(program)
+    check(lambda M: M.nn.functional.prelu(M.tensor(0.5), M.tensor([0.25])))
+    check_error(lambda M: M.nn.functional.prelu(M.ones(2, 3), M.ones(2)))
+    check_error(lambda M: M.nn.functional.prelu(M.ones(4), M.ones(2)))
+    check_error(lambda M: M.nn.functional.prelu(M.ones(2, 3), M.ones(3, 1)))
+    w = ng.tensor([0.1, -0.2, 0.3], dtype=ng.float64, requires_grad=True)
+    x = ng.tensor(np.random.default_rng(4).normal(size=(2, 3, 2)), requires_grad=True)
+    assert gradcheck(F.prelu, (x, w))
+    assert [n for n, _ in nn.PReLU(3).named_parameters()] == ["weight"]
+
+
+def test_softmin():
+    x = np.random.default_rng(5).normal(size=(3, 4))
+
+    def program(M):
+        a = M.tensor(x, dtype=M.float32, requires_grad=True)
+        y = M.nn.functional.softmin(a, dim=0)
+        y.backward(M.ones_like(y) * a.detach())
+        return y, a.grad, type(y.grad_fn).__name__
+    check(program)
+    check(lambda M: M.nn.functional.softmin(M.tensor(x), -1, dtype=M.float32))
