@@ -168,3 +168,169 @@ def test_softmin():
         return y, a.grad, type(y.grad_fn).__name__
     check(program)
     check(lambda M: M.nn.functional.softmin(M.tensor(x), -1, dtype=M.float32))
+
+
+# -- normalisation ---------------------------------------------------------------------------
+def _same_weights(t_layer, n_layer, rng):
+    """Random weights, copied into both layers (through their state_dicts)."""
+    state = {}
+    for name, value in t_layer.state_dict().items():
+        if value.dtype.is_floating_point:
+            value = torch.tensor(rng.uniform(0.5, 1.5, tuple(value.shape)), dtype=value.dtype)
+        state[name] = value
+    t_layer.load_state_dict(state)
+    n_layer.load_state_dict({k: ng.tensor(v.numpy()) for k, v in state.items()})
+
+
+def _run_layer(t_layer, n_layer, batches, steps_eval=True):
+    """Train-mode steps on each batch, then one eval step: outputs, input and parameter
+    gradients, and every buffer after each step, compared."""
+    for layer_mode in ("train", "eval") if steps_eval else ("train",):
+        for x in batches if layer_mode == "train" else batches[:1]:
+            results = []
+            for M, layer in ((torch, t_layer), (ng, n_layer)):
+                getattr(layer, layer_mode)()
+                layer.zero_grad()
+                a = M.tensor(x, dtype=M.float32, requires_grad=True)
+                y = layer(a)
+                y.backward(M.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)),
+                                    dtype=M.float32))
+                results.append((y, a.grad, type(y.grad_fn).__name__,
+                                {n: grad_of(p) for n, p in layer.named_parameters()},
+                                dict(layer.named_buffers())))
+            assert_same(*results, where=layer_mode)
+
+
+BATCH_NORMS = [
+    ("BatchNorm1d", (3,), {}, (6, 3)), ("BatchNorm1d", (3,), {}, (4, 3, 5)),
+    ("BatchNorm2d", (3,), {}, (4, 3, 2, 5)), ("BatchNorm3d", (2,), {}, (3, 2, 2, 2, 3)),
+    ("BatchNorm1d", (3,), {"momentum": None}, (6, 3)),
+    ("BatchNorm1d", (3,), {"momentum": 0.5, "eps": 1e-3}, (6, 3)),
+    ("BatchNorm1d", (3,), {"affine": False}, (6, 3)),
+    ("BatchNorm1d", (3,), {"bias": False}, (6, 3)),
+    ("BatchNorm2d", (3,), {"track_running_stats": False}, (4, 3, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs,shape", BATCH_NORMS,
+                         ids=[f"{n}-{kw}-{s}" for n, _, kw, s in BATCH_NORMS])
+def test_batch_norm_layer(name, args, kwargs, shape):
+    rng = np.random.default_rng(7)
+    t_layer, n_layer = (getattr(M.nn, name)(*args, **kwargs) for M in (torch, ng))
+    assert repr(n_layer) == repr(t_layer)
+    assert list(n_layer.state_dict()) == list(t_layer.state_dict())
+    assert_same({k: v for k, v in t_layer.state_dict().items()},
+                {k: v for k, v in n_layer.state_dict().items()})
+    _same_weights(t_layer, n_layer, rng)
+    _run_layer(t_layer, n_layer, [rng.normal(size=shape) * 2 + 1 for _ in range(3)])
+
+
+def test_batch_norm_noncontiguous_and_double():
+    x = np.random.default_rng(8).normal(size=(5, 4, 3))
+
+    def program(M):
+        layer = M.nn.BatchNorm1d(3).double()
+        a = M.tensor(x, dtype=M.float64, requires_grad=True)
+        y = layer(a.transpose(1, 2))
+        y.backward(M.ones_like(y) * M.arange(3, dtype=M.float64).reshape(1, 3, 1))
+        return y, a.grad, layer.running_var, layer.weight.grad
+    check(program)
+
+
+def test_batch_norm_errors():
+    check_error(lambda M: M.nn.BatchNorm1d(3)(M.randn(1, 3)))
+    check_error(lambda M: M.nn.BatchNorm1d(3)(M.randn(1, 3, 1)))
+    check_error(lambda M: M.nn.BatchNorm1d(3)(M.randn(2, 3, 4, 5)))
+    check_error(lambda M: M.nn.BatchNorm2d(3)(M.randn(2, 3)))
+    check_error(lambda M: M.nn.functional.batch_norm(M.randn(4, 3), M.zeros(2), M.ones(3)))
+    check_error(lambda M: M.nn.functional.batch_norm(M.randn(4, 3), None, None))
+    check(lambda M: M.nn.BatchNorm1d(3).eval()(M.ones(1, 3)))  # one sample is fine in eval
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_gradcheck(training):
+    rng = np.random.default_rng(9)
+    x = ng.tensor(rng.normal(size=(4, 3, 2)), requires_grad=True)
+    w = ng.tensor(rng.normal(size=3), requires_grad=True)
+    b = ng.tensor(rng.normal(size=3), requires_grad=True)
+    mean, var = ng.tensor(rng.normal(size=3)), ng.tensor(rng.uniform(0.5, 2, 3))
+    assert gradcheck(lambda x, w, b: F.batch_norm(x, mean.clone(), var.clone(), w, b, training),
+                     (x, w, b))
+
+    def second(M):
+        a, ww = (M.tensor(v._data, requires_grad=True) for v in (x, w))
+        y = M.nn.functional.batch_norm(a, M.tensor(mean._data), M.tensor(var._data), ww, None,
+                                       training)
+        (g,) = M.autograd.grad((y * M.tensor(np.sin(np.arange(24.0)).reshape(4, 3, 2))).sum(), a,
+                               create_graph=True)
+        g.square().sum().backward()
+        return g, a.grad, ww.grad
+    check(second)
+
+
+LAYER_NORMS = [((4,), {}, (3, 4)), (4, {}, (2, 3, 4)), ((3, 4), {}, (2, 3, 4)),
+               ((4,), {"elementwise_affine": False}, (3, 4)), ((4,), {"bias": False}, (3, 4)),
+               ((4,), {"eps": 1e-2}, (4,))]
+
+
+@pytest.mark.parametrize("shape_arg,kwargs,shape", LAYER_NORMS,
+                         ids=[f"{a}-{k}-{s}" for a, k, s in LAYER_NORMS])
+def test_layer_norm_layer(shape_arg, kwargs, shape):
+    rng = np.random.default_rng(10)
+    t_layer, n_layer = (M.nn.LayerNorm(shape_arg, **kwargs) for M in (torch, ng))
+    assert repr(n_layer) == repr(t_layer)
+    assert list(n_layer.state_dict()) == list(t_layer.state_dict())
+    _same_weights(t_layer, n_layer, rng)
+    _run_layer(t_layer, n_layer, [rng.normal(size=shape) * 3], steps_eval=False)
+
+
+def test_layer_norm_functional_and_errors():
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(2, 3, 4))
+    w, b = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+
+    def program(M):
+        a = M.tensor(x, requires_grad=True)
+        ww, bb = M.tensor(w, requires_grad=True), M.tensor(b, requires_grad=True)
+        y = M.nn.functional.layer_norm(a.transpose(0, 1).transpose(0, 1), [3, 4], ww, bb)
+        y.backward(a.detach())
+        return y, a.grad, ww.grad, bb.grad, type(y.grad_fn).__name__
+    check(program)
+    t = ng.tensor(x, requires_grad=True)
+    assert gradcheck(lambda a, ww: F.layer_norm(a, (4,), ww), (t, ng.tensor(w[0], requires_grad=True)))
+
+    def second(M):
+        a = M.tensor(x, requires_grad=True)
+        (g,) = M.autograd.grad((M.nn.functional.layer_norm(a, (4,)) * M.tensor(x[::-1].copy())).sum(),
+                               a, create_graph=True)
+        g.square().sum().backward()
+        return g, a.grad
+    check(second)
+    check_error(lambda M: M.nn.functional.layer_norm(M.randn(2, 4), (3,)))
+    check_error(lambda M: M.nn.functional.layer_norm(M.randn(2, 3), (3,), M.ones(2)))
+
+
+GROUP_NORMS = [(2, 4, {}, (3, 4, 5)), (1, 3, {}, (2, 3)), (3, 6, {"affine": False}, (2, 6, 2, 2)),
+               (2, 4, {"eps": 1e-3, "bias": False}, (2, 4, 3))]
+
+
+@pytest.mark.parametrize("groups,channels,kwargs,shape", GROUP_NORMS,
+                         ids=[f"{g}-{c}-{k}-{s}" for g, c, k, s in GROUP_NORMS])
+def test_group_norm_layer(groups, channels, kwargs, shape):
+    rng = np.random.default_rng(12)
+    t_layer, n_layer = (M.nn.GroupNorm(groups, channels, **kwargs) for M in (torch, ng))
+    assert repr(n_layer) == repr(t_layer)
+    _same_weights(t_layer, n_layer, rng)
+    _run_layer(t_layer, n_layer, [rng.normal(size=shape) * 3], steps_eval=False)
+
+
+def test_group_norm_gradcheck_and_errors():
+    rng = np.random.default_rng(13)
+    x = ng.tensor(rng.normal(size=(2, 4, 3)), requires_grad=True)
+    w = ng.tensor(rng.normal(size=4), requires_grad=True)
+    b = ng.tensor(rng.normal(size=4), requires_grad=True)
+    assert gradcheck(lambda x, w, b: F.group_norm(x, 2, w, b), (x, w, b))
+    check_error(lambda M: M.nn.functional.group_norm(M.randn(2, 3, 4), 2))
+    check_error(lambda M: M.nn.functional.group_norm(M.randn(2, 4), 2, M.ones(3)))
+    with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
+        nn.GroupNorm(2, 3)

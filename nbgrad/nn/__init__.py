@@ -22,8 +22,10 @@ from .flatten import Flatten
 from .linear import Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
 from .parameter import Parameter
 
 __all__ = ["functional", "init", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
            "Identity", "Flatten", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
-           "BCEWithLogitsLoss"]
+           "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm",
+           "GroupNorm"]
