@@ -320,6 +320,23 @@ OPS = [
       ]),
     OpInfo("prelu", grad_fn="PreluKernelBackward0", saves="inputs",
            samples=lambda make: [S(make(2, 3, 4), make(3)), S(make(4, 3), make(3))]),
+    # -- normalisation (one node each in PyTorch) -------------------------------------
+    OpInfo("batch_norm", grad_fn="NativeBatchNormBackward0", saves="inputs", op=functional("batch_norm"),
+           function=False, method=False,
+           samples=lambda make: [S(make(4, 3), None, None, make(3), None, True),
+                                 S(make(4, 2, noncontiguous=True), None, None, make(2), None, training=True),
+                                 S(make(3, 2, 4), None, None, make(2), None, training=True)]),
+    OpInfo("batch_norm", variant="eval", grad_fn="NativeBatchNormBackward0", saves="inputs",
+           op=functional("batch_norm"), function=False, method=False,
+           samples=lambda make: [S(make(4, 3), make.values([0.1, -0.2, 0.3], requires_grad=False),
+                                   make.values([0.5, 1.0, 2.0], requires_grad=False), make(3))]),
+    OpInfo("layer_norm", grad_fn="NativeLayerNormBackward0", saves="inputs", op=functional("layer_norm"),
+           function=False, method=False,
+           samples=lambda make: [S(make(3, 4), (4,), make(4), make(4)), S(make(2, 3, 4), [3, 4], make(3, 4), make(3, 4)),
+                                 S(make(3, 4, noncontiguous=True), (4,), make(4), make(4))]),
+    OpInfo("group_norm", grad_fn="NativeGroupNormBackward0", saves="inputs", op=functional("group_norm"),
+           function=False, method=False,
+           samples=lambda make: [S(make(2, 4, 3), 2, make(4)), S(make(3, 2), 1, make(2))]),
     # -- steps: a zero gradient everywhere (and a convention at the steps) -------------
     *(OpInfo(name, grad_fn=node, saves="nothing", samples=lambda make: [make.values([-1.3, -0.7, 0.2, 1.7, 2.3])],
              kinks=lambda make: [make.values([-1.5, -0.5, 0.0, 0.5, 1.0, 1.5, 2.3])])

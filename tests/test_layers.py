@@ -244,6 +244,7 @@ def test_batch_norm_errors():
     check_error(lambda M: M.nn.BatchNorm2d(3)(M.randn(2, 3)))
     check_error(lambda M: M.nn.functional.batch_norm(M.randn(4, 3), M.zeros(2), M.ones(3)))
     check_error(lambda M: M.nn.functional.batch_norm(M.randn(4, 3), None, None))
+    check_error(lambda M: M.nn.BatchNorm1d(3)(M.randn(4, 3, dtype=M.float64)))
     check(lambda M: M.nn.BatchNorm1d(3).eval()(M.ones(1, 3)))  # one sample is fine in eval
 
 
@@ -334,3 +335,23 @@ def test_group_norm_gradcheck_and_errors():
     check_error(lambda M: M.nn.functional.group_norm(M.randn(2, 4), 2, M.ones(3)))
     with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
         nn.GroupNorm(2, 3)
+
+
+def test_batch_norm_running_stats_are_not_saved_in_training():
+    """Two training steps, then one backward: the second step's update of the running
+    statistics does not invalidate the first's graph (in evaluation they are saved)."""
+    def program(M):
+        layer = M.nn.BatchNorm1d(3)
+        x = M.tensor(np.arange(12.0).reshape(4, 3) ** 1.5, dtype=M.float32, requires_grad=True)
+        versions = layer.running_mean._version
+        (layer(x).sum() + (layer(x * 2) ** 2).sum()).backward()
+        return x.grad, layer.running_mean._version - versions, layer.running_var
+    check(program)
+
+    def modified(M):
+        layer = M.nn.BatchNorm1d(3).eval()
+        y = layer(M.ones(4, 3, requires_grad=True))
+        with M.no_grad():
+            layer.running_var.add_(1)
+        y.sum().backward()
+    check_error(modified)

@@ -144,6 +144,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                            "defined in evaluation mode")
     data = x._data
     _check_float("batch_norm", data)
+    if any(t is not None and t._data.dtype != data.dtype
+           for t in (weight, bias, running_mean, running_var)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
     ndim = data.ndim
     axes = (0, *range(2, ndim))
     channel = tuple(channels if d == 1 else 1 for d in range(ndim))
@@ -157,13 +160,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         x_hat = (data - mean) / xp.sqrt(running_var._data.reshape(channel) + eps)
     out = Tensor._make(_apply_affine(x_hat, weight, bias, channel).astype(data.dtype, copy=False))
     if should_record(x, weight, bias):
-        record(NativeBatchNormBackward0, out, (x, weight, bias),
-               saved=(x, weight, running_mean, running_var), eps=eps, training=training)
+        # (in training, backward needs no running statistics: later steps may update them)
+        saved = (x, weight, None, None) if training else (x, weight, running_mean, running_var)
+        record(NativeBatchNormBackward0, out, (x, weight, bias), saved=saved, eps=eps,
+               training=training)
     return out
 
 
 def _update_running(running_mean, running_var, mean, var, momentum, size):
-    """The running statistics move towards the batch's, in place (each a version bump)."""
+    """The running statistics move towards the batch's, in place."""
     if running_mean is not None:
         _blend(running_mean, mean.reshape(-1), momentum)
     if running_var is not None:
@@ -171,9 +176,10 @@ def _update_running(running_mean, running_var, mean, var, momentum, size):
 
 
 def _blend(running, batch, momentum):
+    # Written into the buffer without a version bump, as PyTorch's kernel does: the update
+    # is not an operation of the user's graph.
     new = running._data * (1 - momentum) + batch * momentum
     running._data[...] = new.astype(running._data.dtype, copy=False)
-    running._bump_version()
 
 
 # -- layer_norm -----------------------------------------------------------------------------
