@@ -187,7 +187,7 @@ class NativeLayerNormBackward0(Node):
     __slots__ = ("eps", "n_normalized")
 
     def apply(self, grad):
-        x, weight, bias = self.saved_values
+        x, weight, _bias = self.saved_values  # (bias: saved, as PyTorch saves it, for its version)
         input_fn, weight_fn, bias_fn = self._next_nodes
         ndim = x.dim()
         axes = tuple(range(ndim - self.n_normalized, ndim))
