@@ -337,6 +337,10 @@ OPS = [
     OpInfo("group_norm", grad_fn="NativeGroupNormBackward0", saves="inputs", op=functional("group_norm"),
            function=False, method=False,
            samples=lambda make: [S(make(2, 4, 3), 2, make(4)), S(make(3, 2), 1, make(2))]),
+    # the indices (saved, but not a leaf of the table) come first; the weight is not saved
+    OpInfo("embedding", grad_fn="EmbeddingBackward0", saves="nothing", op=functional("embedding"),
+           function=False, method=False,
+           samples=lambda make: [S(np.array([[0, 3], [3, 4]]), make(5, 3)), S(np.array(2), make(5, 3))]),
     # -- steps: a zero gradient everywhere (and a convention at the steps) -------------
     *(OpInfo(name, grad_fn=node, saves="nothing", samples=lambda make: [make.values([-1.3, -0.7, 0.2, 1.7, 2.3])],
              kinks=lambda make: [make.values([-1.5, -0.5, 0.0, 0.5, 1.0, 1.5, 2.3])])

@@ -355,3 +355,69 @@ def test_batch_norm_running_stats_are_not_saved_in_training():
             layer.running_var.add_(1)
         y.sum().backward()
     check_error(modified)
+
+
+# -- Embedding -------------------------------------------------------------------------------
+EMBEDDINGS = [{}, {"padding_idx": 2}, {"padding_idx": -1}, {"scale_grad_by_freq": True},
+              {"max_norm": 1.0}, {"max_norm": 0.5, "norm_type": 1.0},
+              {"padding_idx": 0, "scale_grad_by_freq": True}]
+
+
+@pytest.mark.parametrize("options", EMBEDDINGS, ids=[str(o) for o in EMBEDDINGS])
+def test_embedding_layer(options):
+    rng = np.random.default_rng(14)
+    table = rng.normal(size=(6, 3))
+    indices = np.array([[0, 2, 2], [5, 1, 2]])
+
+    def program(M):
+        layer = M.nn.Embedding(6, 3, **options)
+        with M.no_grad():
+            layer.weight.copy_(M.tensor(table, dtype=M.float32))
+        y = layer(M.tensor(indices))
+        y.backward(M.tensor(np.arange(18.0).reshape(2, 3, 3), dtype=M.float32))
+        return repr(layer), y, layer.weight.grad, layer.weight.detach(), type(y.grad_fn).__name__
+    check(program)
+
+
+def test_embedding_padding_row_starts_at_zero_and_shapes():
+    check(lambda M: M.nn.Embedding(4, 2, padding_idx=1).weight[1])
+    check(lambda M: M.nn.Embedding(4, 2, padding_idx=-3).padding_idx)
+    check(lambda M: M.nn.functional.embedding(M.tensor(2), M.eye(4)))
+    check(lambda M: M.nn.functional.embedding(M.tensor([], dtype=M.int64), M.eye(4)))
+    check(lambda M: M.nn.functional.embedding(M.tensor([[1]], dtype=M.int32), M.eye(4)))
+    check(lambda M: [n for n, _ in M.nn.Embedding(3, 2).named_parameters()])
+
+
+def test_embedding_from_pretrained():
+    def program(M):
+        table = M.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        frozen = M.nn.Embedding.from_pretrained(table)
+        free = M.nn.Embedding.from_pretrained(table, freeze=False, padding_idx=1)
+        y = free(M.tensor([1, 2]))
+        y.sum().backward()
+        return (frozen.weight.requires_grad, frozen(M.tensor([0, 2])), free.weight.grad, repr(free),
+                free.weight[1])
+    check(program)
+    check_error(lambda M: M.nn.Embedding.from_pretrained(M.ones(3)))
+
+
+def test_embedding_errors():
+    check_error(lambda M: M.nn.functional.embedding(M.tensor([4]), M.ones(4, 2)))
+    check_error(lambda M: M.nn.functional.embedding(M.tensor([-1]), M.ones(4, 2)))
+    check_error(lambda M: M.nn.functional.embedding(M.tensor([1.0]), M.ones(4, 2)))
+    check_error(lambda M: M.nn.functional.embedding(M.tensor([1]), M.ones(4, 2), padding_idx=4))
+    check_error(lambda M: M.nn.Embedding(4, 2, padding_idx=-5))
+
+
+def test_embedding_gradcheck_and_second_order():
+    w = ng.tensor(np.random.default_rng(15).normal(size=(5, 3)), requires_grad=True)
+    idx = ng.tensor([[0, 3], [3, 4]])
+    assert gradcheck(lambda w: F.embedding(idx, w), (w,))  # (padding_idx and scaling are not derivatives)
+
+    def program(M):
+        weight = M.tensor(w._data, requires_grad=True)
+        y = M.nn.functional.embedding(M.tensor(idx._data), weight)
+        (g,) = M.autograd.grad((y ** 3).sum(), weight, create_graph=True)
+        g.sum().backward()
+        return g, weight.grad
+    check(program)

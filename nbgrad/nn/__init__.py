@@ -24,8 +24,9 @@ from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
 from .parameter import Parameter
+from .sparse import Embedding
 
 __all__ = ["functional", "init", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
            "Identity", "Flatten", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm",
-           "GroupNorm"]
+           "GroupNorm", "Embedding"]

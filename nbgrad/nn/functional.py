@@ -28,7 +28,8 @@ from ..autograd.graph import record, should_record
 from ..core.grad_mode import no_grad
 from ..core.node import Node
 from ..backend import array_module
-from ..ops import activations, indexing, normalization, reductions, shape  # noqa: F401 (normalization: its ops)
+from ..ops import activations, indexing, reductions, shape
+from ..ops import embedding as _embedding, normalization as _normalization  # noqa: F401 (their ops)
 from ..ops.declare import OPS
 from ..ops.elementwise import check_dtype, to_input
 from ..ops.linalg import is_transposed, mat2_grad
