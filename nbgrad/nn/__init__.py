@@ -15,7 +15,7 @@ Reading order: ``module.py`` (how a module registers its parts), ``linear.py``,
 ``functional.py`` (the losses as compositions of differentiable operations).
 """
 
-from . import activation, functional, init
+from . import activation, functional, init, utils
 from .activation import *  # noqa: F403  (the layers of declared operations among them)
 from .container import ModuleList, Sequential
 from .flatten import Flatten
@@ -26,7 +26,7 @@ from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, Lay
 from .parameter import Parameter
 from .sparse import Embedding
 
-__all__ = ["functional", "init", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
+__all__ = ["functional", "init", "utils", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
            "Identity", "Flatten", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm",
            "GroupNorm", "Embedding"]
