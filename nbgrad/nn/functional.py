@@ -896,8 +896,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
         elementwise = target.exp() * (target - input)
     else:
         # xlogy(t, t) - t * x: 0 where t = 0 (log of 1 there, so no -inf enters the graph)
-        positive = target > 0
-        safe = selection.where(positive, target, 1.0)
+        safe = selection.where(target == 0, 1.0, target)
         elementwise = target * safe.log() - target * input
     if reduction == "batchmean":
         total = elementwise.sum()

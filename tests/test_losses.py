@@ -1,0 +1,141 @@
+"""Losses and the vector helpers of nn.functional against PyTorch: values, gradients of
+input and target, grad_fn names, reductions, weights, errors and warnings; gradcheck."""
+
+import numpy as np
+import pytest
+
+from parity import check, check_error, check_warning, grad_of, torch
+
+import nbgrad as ng
+import nbgrad.nn.functional as F
+from nbgrad.autograd import gradcheck
+
+pytestmark = pytest.mark.filterwarnings("ignore:reduction. .mean. divides the total loss")
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+def _pair(M, rng_seed, shape=(3, 4), target_grad=True, low=None):
+    rng = np.random.default_rng(rng_seed)
+    if low is None:
+        x, t = rng.normal(size=shape) * 2, rng.normal(size=shape) * 2
+    else:
+        x, t = rng.uniform(low, 1 - low, shape), rng.uniform(0, 1, shape)
+    return (M.tensor(x, dtype=M.float32, requires_grad=True),
+            M.tensor(t, dtype=M.float32, requires_grad=target_grad))
+
+
+LOSSES = [
+    ("l1_loss", {}), ("smooth_l1_loss", {}), ("smooth_l1_loss", {"beta": 0.5}),
+    ("smooth_l1_loss", {"beta": 0.0}), ("huber_loss", {}), ("huber_loss", {"delta": 2.5}),
+    ("binary_cross_entropy", {}), ("kl_div", {"log_target": True}),
+]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name,options", LOSSES, ids=[f"{n}{o}" for n, o in LOSSES])
+def test_loss_matches_torch(name, options, reduction):
+    probabilities = name == "binary_cross_entropy"
+    for shape in [(3, 4), (), (0, 2), (5,)]:
+        def program(M, shape=shape):
+            x, t = _pair(M, 0, shape, low=0.05 if probabilities else None)
+            y = getattr(M.nn.functional, name)(x, t, reduction=reduction, **options)
+            y.backward(M.ones_like(y) * 0.7)
+            return y, x.grad, t.grad, type(y.grad_fn).__name__
+        check(program)
+
+
+@pytest.mark.parametrize("name,options", LOSSES, ids=[f"{n}{o}" for n, o in LOSSES])
+def test_loss_gradcheck(name, options):
+    rng = np.random.default_rng(1)
+    if name == "binary_cross_entropy":
+        x, t = rng.uniform(0.1, 0.9, (3, 2)), rng.uniform(0, 1, (3, 2))
+    else:
+        x, t = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    a, b = ng.tensor(x, requires_grad=True), ng.tensor(t, requires_grad=True)
+    for reduction in REDUCTIONS:
+        assert gradcheck(lambda a, b: getattr(F, name)(a, b, reduction=reduction, **options), (a, b))
+
+
+@pytest.mark.parametrize("layer,args,function", [
+    ("L1Loss", (), "l1_loss"), ("SmoothL1Loss", (None, None, "sum", 0.3), "smooth_l1_loss"),
+    ("HuberLoss", ("none", 0.4), "huber_loss"), ("BCELoss", (), "binary_cross_entropy"),
+    ("KLDivLoss", (None, None, "batchmean"), "kl_div"), ("KLDivLoss", (None, None, "sum", True), "kl_div"),
+])
+def test_loss_layers(layer, args, function):
+    def program(M):
+        x, t = _pair(M, 2, low=0.1 if function == "binary_cross_entropy" else None)
+        module = getattr(M.nn, layer)(*args)
+        y = module(x, t)
+        y.sum().backward()
+        return repr(module), y, x.grad, t.grad, type(y.grad_fn).__name__
+    check(program)
+
+
+def test_weighted_losses():
+    def program(M):
+        x, t = _pair(M, 3)
+        w = M.tensor(np.random.default_rng(4).uniform(0, 2, (3, 4)), dtype=M.float32)
+        p = x.detach().sigmoid().requires_grad_()
+        out = [M.nn.functional.l1_loss(x, t, weight=w), M.nn.functional.huber_loss(x, t, weight=w),
+               M.nn.functional.l1_loss(x, t, weight=w, reduction="sum"),
+               M.nn.functional.huber_loss(x, t, weight=w, reduction="none"),
+               M.nn.functional.binary_cross_entropy(p, t.detach().sigmoid(), weight=w[0]),
+               M.nn.BCELoss(weight=w)(p, t.detach().sigmoid())]
+        sum(o.sum() for o in out).backward()
+        return out, x.grad, t.grad, p.grad
+    check(program)
+    check_error(lambda M: M.nn.functional.l1_loss(M.ones(3), M.ones(3), weight=M.ones(2)))
+    check_error(lambda M: M.nn.functional.huber_loss(M.ones(3), M.ones(3), weight=M.ones(2)))
+    check_error(lambda M: M.nn.functional.binary_cross_entropy(M.ones(3) / 2, M.ones(3),
+                                                               weight=M.ones(2)))
+
+
+def test_broadcast_target_warns_and_broadcasts():
+    for name in ("l1_loss", "smooth_l1_loss", "huber_loss"):
+        def program(M, name=name):
+            x = M.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+            y = getattr(M.nn.functional, name)(x, M.tensor([[0.0], [1.0]]))
+            y.backward()
+            return y, x.grad
+        check_warning(program)
+
+
+def test_binary_cross_entropy_edges():
+    def program(M):
+        x = M.tensor([0.0, 1.0, 0.5, 1e-30], requires_grad=True)
+        t = M.tensor([0.0, 1.0, 1.0, 1.0])
+        y = M.nn.functional.binary_cross_entropy(x, t, reduction="none")
+        y.sum().backward()
+        return y, x.grad
+    check(program)
+    check(lambda M: M.nn.functional.binary_cross_entropy(M.tensor([0.0, 1.0]), M.tensor([1.0, 0.0])))
+    check_error(lambda M: M.nn.functional.binary_cross_entropy(M.tensor([1.5]), M.tensor([1.0])))
+    check_error(lambda M: M.nn.functional.binary_cross_entropy(M.tensor([-0.5]), M.tensor([1.0])))
+    check_error(lambda M: M.nn.functional.binary_cross_entropy(M.tensor([0.5]), M.tensor([[1.0]])))
+
+
+def test_bad_options():
+    check_error(lambda M: M.nn.functional.smooth_l1_loss(M.ones(2), M.ones(2), beta=-1.0))
+    check_error(lambda M: M.nn.functional.huber_loss(M.ones(2), M.ones(2), delta=0.0))
+    check_error(lambda M: M.nn.functional.huber_loss(M.tensor([1]), M.tensor([2])))
+    check_error(lambda M: M.nn.functional.l1_loss(M.ones(2), M.ones(2), reduction="avg"))
+    check_error(lambda M: M.nn.functional.kl_div(M.ones(2), M.ones(2), reduction="avg"))
+
+
+@pytest.mark.parametrize("reduction", ["batchmean", "sum", "none"])
+def test_kl_div(reduction):
+    def program(M):
+        rng = np.random.default_rng(5)
+        x = M.tensor(rng.normal(size=(3, 4)), dtype=M.float32).log_softmax(1).detach().requires_grad_()
+        t = M.tensor(rng.dirichlet(np.ones(4), 3), dtype=M.float32)
+        t[0, 1] = 0.0  # 0 log 0 = 0
+        t.requires_grad_()
+        y = M.nn.functional.kl_div(x, t, reduction=reduction)
+        y.backward(M.ones_like(y))
+        return y, x.grad, type(y.grad_fn).__name__
+    check(program)
+    check(lambda M: M.nn.functional.kl_div(M.tensor(-1.0), M.tensor(0.5), reduction="batchmean"))
+
+
+def test_kl_div_mean_warns():
+    check_warning(lambda M: M.nn.functional.kl_div(M.zeros(2, 2), M.ones(2, 2) / 2))
