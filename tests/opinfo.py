@@ -341,6 +341,11 @@ OPS = [
     OpInfo("embedding", grad_fn="EmbeddingBackward0", saves="nothing", op=functional("embedding"),
            function=False, method=False,
            samples=lambda make: [S(np.array([[0, 3], [3, 4]]), make(5, 3)), S(np.array(2), make(5, 3))]),
+    *(OpInfo("pad", variant=mode, grad_fn=node, saves=saves, op=functional("pad"), function=False,
+             method=False, samples=lambda make, mode=mode, pads=pads: [S(make(2, 3, 4), p, mode=mode) for p in pads])
+      for mode, node, saves, pads in [("constant", "ConstantPadNdBackward0", "nothing", [(1, 2), (-1, 1, 2, 0)]),
+                                      ("reflect", "ReflectionPad1DBackward0", "input", [(2, 1)]),
+                                      ("replicate", "ReplicationPad2DBackward0", "input", [(1, 2, 3, 0)])]),
     # -- steps: a zero gradient everywhere (and a convention at the steps) -------------
     *(OpInfo(name, grad_fn=node, saves="nothing", samples=lambda make: [make.values([-1.3, -0.7, 0.2, 1.7, 2.3])],
              kinks=lambda make: [make.values([-1.5, -0.5, 0.0, 0.5, 1.0, 1.5, 2.3])])

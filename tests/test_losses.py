@@ -3,7 +3,6 @@ input and target, grad_fn names, reductions, weights, errors and warnings; gradc
 
 import numpy as np
 import pytest
-
 from parity import check, check_error, check_warning, grad_of, torch
 
 import nbgrad as ng
@@ -139,3 +138,98 @@ def test_kl_div(reduction):
 
 def test_kl_div_mean_warns():
     check_warning(lambda M: M.nn.functional.kl_div(M.zeros(2, 2), M.ones(2, 2) / 2))
+
+
+# -- one_hot, pad, normalize, cosine_similarity, pairwise_distance ----------------------------
+def test_one_hot():
+    check(lambda M: M.nn.functional.one_hot(M.tensor([[1, 0], [3, 3]])))
+    check(lambda M: M.nn.functional.one_hot(M.tensor([1, 0]), 5))
+    check(lambda M: M.nn.functional.one_hot(M.tensor(2), 3))
+    check(lambda M: M.nn.functional.one_hot(M.tensor([], dtype=M.int64), 3))
+    for bad in (lambda M: M.nn.functional.one_hot(M.tensor([1.0])),
+                lambda M: M.nn.functional.one_hot(M.tensor([-1])),
+                lambda M: M.nn.functional.one_hot(M.tensor([3]), 2),
+                lambda M: M.nn.functional.one_hot(M.tensor([], dtype=M.int64)),
+                lambda M: M.nn.functional.one_hot(M.tensor([1], dtype=M.int32))):
+        check_error(bad)
+
+
+PADS = [((1, 2), "constant", {}), ((1, 2), "constant", {"value": -1.5}), ((-1, 2, 0, 1), "constant", {}),
+        ((2, 1), "reflect", {}), ((1, 2, 2, 0), "reflect", {}), ((3, 0), "replicate", {}),
+        ((1, 1, 2, 2), "replicate", {}), ((1, 2), "circular", {}), ((1, 1, 1, 2), "circular", {}),
+        ((1, 1, 1, 1, 1, 1), "replicate", {})]
+
+
+@pytest.mark.parametrize("pad,mode,options", PADS, ids=[f"{m}{p}{o}" for p, m, o in PADS])
+def test_pad(pad, mode, options):
+    shape = (2, 3, 4, 5) if len(pad) == 6 else (2, 3, 4)
+    x = np.random.default_rng(6).normal(size=shape)
+
+    def program(M):
+        a = M.tensor(x, dtype=M.float32, requires_grad=True)
+        y = M.nn.functional.pad(a, pad, mode=mode, **options)
+        y.backward(M.tensor(np.arange(y.numel(), dtype=np.float64).reshape(tuple(y.shape)),
+                            dtype=M.float32))
+        return y, a.grad, type(y.grad_fn).__name__ if mode != "circular" else ""
+    check(program)
+    t = ng.tensor(x, requires_grad=True)
+    assert gradcheck(lambda a: F.pad(a, pad, mode=mode, **options), (t,))
+
+
+def test_pad_errors_and_edges():
+    check(lambda M: M.nn.functional.pad(M.ones(2, 3, dtype=M.int64), (1, 1), value=7))
+    check(lambda M: M.nn.functional.pad(M.ones(0, 3), (1, 1, 1, 0)))
+    check(lambda M: M.nn.functional.pad(M.ones(0, 2, 3), (1, 1), mode="reflect"))
+    for bad in (lambda M: M.nn.functional.pad(M.ones(3), (1,)),
+                lambda M: M.nn.functional.pad(M.ones(3), (1, 2, 3, 4)),
+                lambda M: M.nn.functional.pad(M.ones(1, 3), (1, 1), mode="reflect", value=1.0),
+                lambda M: M.nn.functional.pad(M.ones(1, 3), (3, 3), mode="reflect"),
+                lambda M: M.nn.functional.pad(M.ones(1, 3), (4, 1), mode="circular"),
+                lambda M: M.nn.functional.pad(M.ones(3), (1, 1), mode="foo"),
+                lambda M: M.nn.functional.pad(M.ones(2, 3, 4), (1, 1, 1, 1, 1, 1), mode="reflect"),
+                lambda M: M.nn.functional.pad(M.ones(2, 0), (1, 1), mode="replicate"),
+                lambda M: M.nn.functional.pad(M.ones(3), (-5, 1))):
+        check_error(bad)
+
+
+@pytest.mark.parametrize("p,dim", [(2.0, 1), (1.0, 0), (3.0, -1), (float("inf"), 1)])
+def test_normalize(p, dim):
+    x = np.random.default_rng(7).normal(size=(3, 4))
+    x[1] = 0.0  # a zero vector stays zero
+
+    def program(M):
+        a = M.tensor(x, dtype=M.float32, requires_grad=True)
+        y = M.nn.functional.normalize(a, p=p, dim=dim)
+        y.backward(M.tensor(np.cos(np.arange(12.0)).reshape(3, 4), dtype=M.float32))
+        return y, a.grad, type(y.grad_fn).__name__
+    check(program)
+    t = ng.tensor(np.random.default_rng(8).normal(size=(3, 4)), requires_grad=True)
+    assert gradcheck(lambda a: F.normalize(a, p=p, dim=dim), (t,))
+    check(lambda M: M.nn.functional.normalize(M.tensor(x, dtype=M.float32), dim=dim,
+                                              out=M.zeros(3, 4)))
+
+
+@pytest.mark.parametrize("dim,shapes", [(1, ((3, 4), (3, 4))), (0, ((3, 4), (3, 1))),
+                                        (-1, ((2, 3, 4), (4,))), (0, ((5,), (5,)))])
+def test_cosine_similarity_and_pairwise_distance(dim, shapes):
+    rng = np.random.default_rng(9)
+    a_values, b_values = (rng.normal(size=s) for s in shapes)
+
+    def program(M):
+        a = M.tensor(a_values, dtype=M.float32, requires_grad=True)
+        b = M.tensor(b_values, dtype=M.float32, requires_grad=True)
+        c = M.nn.functional.cosine_similarity(a, b, dim=dim)
+        d = M.nn.functional.pairwise_distance(a, b)
+        (c.sum() + d.sum() * 0.5).backward()
+        return c, d, a.grad, b.grad, type(c.grad_fn).__name__
+    check(program)
+    a, b = ng.tensor(a_values, requires_grad=True), ng.tensor(b_values, requires_grad=True)
+    assert gradcheck(lambda a, b: F.cosine_similarity(a, b, dim=dim), (a, b))
+    assert gradcheck(lambda a, b: F.pairwise_distance(a, b, keepdim=True), (a, b))
+
+
+def test_cosine_similarity_edges():
+    check(lambda M: M.nn.functional.cosine_similarity(M.zeros(2, 3), M.ones(2, 3)))
+    check(lambda M: M.nn.functional.cosine_similarity(M.tensor([[1, 2]]), M.tensor([[1.0, 0.0]])))
+    check_error(lambda M: M.nn.functional.cosine_similarity(M.tensor([[1, 2]]), M.tensor([[1, 0]])))
+    check(lambda M: M.nn.functional.pairwise_distance(M.ones(2, 3), M.zeros(2, 3), p=1.0))

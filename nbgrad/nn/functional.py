@@ -29,7 +29,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node
 from ..backend import array_module
 from ..ops import activations, indexing, reductions, selection, shape
-from ..ops import embedding as _embedding, normalization as _normalization  # noqa: F401 (their ops)
+from ..ops import embedding as _embedding, normalization as _normalization, padding as _padding  # noqa: F401 (their ops)
 from ..ops.declare import OPS
 from ..ops.elementwise import check_dtype, to_input
 from ..ops.linalg import is_transposed, mat2_grad
@@ -41,7 +41,8 @@ _OPS = {o.name: o.function for o in OPS if o.functional}
 globals().update(_OPS)
 
 __all__ = ["linear", "relu", "softmax", "log_softmax", "softmin", "softsign", "tanhshrink",
-           "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "nll_loss", "cross_entropy",
+           "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div",
+           "one_hot", "normalize", "cosine_similarity", "pairwise_distance", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits", *_OPS]
 
 
@@ -902,3 +903,110 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
         total = elementwise.sum()
         return total / input.shape[0] if input.dim() else total
     return _reduce(elementwise, reduction)
+
+
+# -- vectors and classes --------------------------------------------------------------------
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``int64`` rows with a 1 at each class index: shape ``tensor.shape + (num_classes,)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        Class indices (int64).
+    num_classes : int
+        ``-1``: one more than the largest index.
+
+    Returns
+    -------
+    Tensor
+        Not differentiable (an integer tensor).
+    """
+    data = tensor._data
+    if data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    xp = array_module(data)
+    if num_classes == -1:
+        if not data.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    if data.size:
+        if data.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if data.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((data[..., None] == xp.arange(num_classes)).astype(np.int64))
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``, composed as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+    p : float
+    dim : int or tuple of int
+    eps : float
+        Keeps zero vectors zero instead of dividing by 0.
+    out : Tensor, optional
+        Written in place when given.
+
+    Returns
+    -------
+    Tensor
+    """
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return out.copy_(input / denom)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together).
+
+    PyTorch's formula: each is divided by its norm first (clamped at ``eps``, outside the
+    graph, so the gradient is that of the unclamped norm), then the products are summed;
+    the result stays within ``[-1, 1]``.
+
+    Parameters
+    ----------
+    x1, x2 : Tensor
+    dim : int
+    eps : float
+
+    Returns
+    -------
+    Tensor
+    """
+    if not (x1.is_floating_point() or x2.is_floating_point()):
+        common = dtypes.scalar_type_name(np.result_type(x1._data.dtype, x2._data.dtype))
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common}")
+    x1, x2 = _broadcast_pair(x1 if x1.is_floating_point() else x1.to(x2.dtype),
+                             x2 if x2.is_floating_point() else x2.to(x1.dtype))
+    norms = []
+    for x in (x1, x2):
+        norm = x.norm(2, dim, keepdim=True).clone()
+        with no_grad():
+            norm.clamp_(min=eps)
+        norms.append(norm)
+    return ((x1 / norms[0]) * (x2 / norms[1])).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` along the last dimension, as PyTorch computes it.
+
+    Parameters
+    ----------
+    x1, x2 : Tensor
+    p : float
+    eps : float
+        Added to the difference (a zero difference would give an undefined gradient).
+    keepdim : bool
+
+    Returns
+    -------
+    Tensor
+    """
+    ndim = max(x1.dim(), x2.dim())
+    return (x1 - x2 + eps).norm(p, ndim - 1 if ndim else None, keepdim=keepdim)
