@@ -4,8 +4,17 @@
 from . import functional as F
 from .module import Module
 
-__all__ = ["MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss",
-           "HuberLoss", "BCELoss", "KLDivLoss"]
+__all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "HuberLoss",
+    "KLDivLoss",
+    "L1Loss",
+    "MSELoss",
+    "NLLLoss",
+    "SmoothL1Loss",
+]
 
 
 class _Loss(Module):
