@@ -421,3 +421,54 @@ def test_embedding_gradcheck_and_second_order():
         g.sum().backward()
         return g, weight.grad
     check(program)
+
+
+# -- containers ------------------------------------------------------------------------------
+def test_module_dict():
+    def program(M):
+        d = M.nn.ModuleDict({"lin": M.nn.Linear(2, 3), "act": M.nn.ReLU()})
+        d["out"] = M.nn.Linear(3, 1)
+        d.update([("extra", M.nn.Tanh())])
+        popped = d.pop("extra")
+        names = [n for n, _ in d.named_parameters()]
+        return (repr(d), list(d), list(d.keys()), len(d), "lin" in d, "extra" in d,
+                type(popped).__name__, names, [type(m).__name__ for m in d.values()])
+    check(program)
+    check_error(lambda M: M.nn.ModuleDict()["missing"])
+
+
+def test_parameter_list_and_dict():
+    def program(M):
+        plist = M.nn.ParameterList([M.nn.Parameter(M.ones(3)), M.zeros(2, 2)])
+        plist.append(M.ones(1))
+        plist += [M.nn.Parameter(M.full((2,), 2.0))]
+        plist[0] = M.zeros(3)
+        pdict = M.nn.ParameterDict({"a": M.nn.Parameter(M.ones(3)), "b": M.zeros(2)})
+        pdict["c"] = M.ones(1, 2)
+        popped = pdict.pop("a")
+        return (repr(plist), list(plist.state_dict()), len(plist), type(plist[1]).__name__,
+                plist[-1], len(plist[1:3]), [p.shape for p in plist],
+                repr(pdict), list(pdict.state_dict()), list(pdict.keys()), len(pdict),
+                "b" in pdict, popped, [p.shape for p in pdict.values()],
+                [n for n, _ in M.nn.ModuleDict({"p": pdict}).named_parameters()])
+    check(program)
+
+
+def test_sequential_extras():
+    def program(M):
+        seq = M.nn.Sequential(M.nn.Linear(2, 3), M.nn.ReLU())
+        seq.append(M.nn.Linear(3, 1))
+        seq.insert(1, M.nn.Tanh())
+        return repr(seq), len(seq), repr(seq[1:]), repr(seq[-1]), [n for n, _ in seq.named_parameters()]
+    check(program)
+
+
+def test_unflatten():
+    def program(M):
+        x = M.arange(24.0).reshape(4, 6).requires_grad_()
+        layer = M.nn.Unflatten(1, (2, -1))
+        y = layer(x)
+        (y * y).sum().backward()
+        return repr(layer), repr(M.nn.Unflatten(-1, (3, 2))), y, x.grad, M.nn.Unflatten(-1, (3, 2))(x).shape
+    check(program)
+    check_error(lambda M: M.nn.Unflatten(1, (2, 4))(M.ones(4, 6)))

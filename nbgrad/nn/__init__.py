@@ -17,8 +17,8 @@ Reading order: ``module.py`` (how a module registers its parts), ``linear.py``,
 
 from . import activation, functional, init, utils
 from .activation import *  # noqa: F403  (the layers of declared operations among them)
-from .container import ModuleList, Sequential
-from .flatten import Flatten
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
                    MSELoss, NLLLoss, SmoothL1Loss)
@@ -30,4 +30,5 @@ from .sparse import Embedding
 __all__ = ["functional", "init", "utils", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
            "Identity", "Flatten", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm",
-           "GroupNorm", "Embedding", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss"]
+           "GroupNorm", "Embedding", "ModuleDict", "ParameterList",
+           "ParameterDict", "Unflatten", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss"]
