@@ -5,7 +5,7 @@ with torch from the same weights; gradients are also checked by finite differenc
 
 import numpy as np
 import pytest
-from parity import assert_same, check, check_error, grad_of, torch
+from parity import assert_same, check, check_error, check_warning, grad_of, torch
 
 import nbgrad as ng
 import nbgrad.nn.functional as F
@@ -472,3 +472,119 @@ def test_unflatten():
         return repr(layer), repr(M.nn.Unflatten(-1, (3, 2))), y, x.grad, M.nn.Unflatten(-1, (3, 2))(x).shape
     check(program)
     check_error(lambda M: M.nn.Unflatten(1, (2, 4))(M.ones(4, 6)))
+
+
+# -- module hooks ----------------------------------------------------------------------------
+def _clones(grads):
+    return [None if g is None else g.clone() for g in grads]
+
+
+def _linear(M):
+    layer = M.nn.Linear(3, 2)
+    with M.no_grad():
+        layer.weight.copy_(M.arange(6.0).reshape(2, 3))
+        layer.bias.fill_(0.5)
+    return layer
+
+
+def test_full_backward_hooks():
+    def program(M):
+        log = []
+        layer = _linear(M)
+
+        def pre(module, grad_output):
+            log.append(("pre", module is layer, _clones(grad_output)))
+            return (grad_output[0] * 2,)
+
+        def hook(module, grad_input, grad_output):
+            log.append(("full", _clones(grad_input), _clones(grad_output)))
+            return (grad_input[0] + 1,)
+
+        handles = [layer.register_full_backward_pre_hook(pre), layer.register_full_backward_hook(hook)]
+        x = M.tensor(np.arange(12.0).reshape(4, 3), dtype=M.float32, requires_grad=True)
+        y = layer(x)
+        y.backward(M.ones_like(y) * 3)
+        name = type(y.grad_fn).__name__
+        for handle in handles:
+            handle.remove()
+        x2 = M.ones(4, 3, requires_grad=True)
+        layer(x2).sum().backward()
+        return log, x.grad, layer.weight.grad, name, x2.grad, len(log)
+    check(program)
+
+
+def test_full_backward_hook_without_input_gradient_and_several_arguments():
+    class Mix(ng.nn.Module):
+        def forward(self, a, scale, b):
+            return a * scale + b, a - b
+
+    class TorchMix(torch.nn.Module):
+        forward = Mix.forward
+
+    def program(M):
+        log = []
+        mix = (TorchMix if M is torch else Mix)()
+        mix.register_full_backward_hook(lambda m, gi, go: log.append((_clones(gi), _clones(go))))
+        a = M.ones(2, requires_grad=True)
+        out, diff = mix(a, 3.0, M.full((2,), 2.0))
+        (out.sum() + 2 * diff.sum()).backward()
+        layer = _linear(M)
+        layer.register_full_backward_hook(lambda m, gi, go: log.append((_clones(gi), _clones(go))))
+        layer(M.ones(1, 3)).sum().backward()  # only the parameters need gradients
+        return log, a.grad, layer.bias.grad
+    check_warning(program, key="Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients.")
+    with pytest.warns(UserWarning, match="Full backward hook is firing"):
+        check(program)
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+def test_backward_hook_errors():
+    def wrong_length(M):
+        layer = _linear(M)
+        layer.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
+        layer(M.ones(1, 3, requires_grad=True)).sum().backward()
+    check_error(wrong_length)
+
+    def wrong_pre(M):
+        layer = _linear(M)
+        layer.register_full_backward_pre_hook(lambda m, go: (go[0], go[0]))
+        layer(M.ones(1, 3, requires_grad=True)).sum().backward()
+    check_error(wrong_pre)
+
+    def no_input_grad_returns(M):
+        layer = _linear(M)
+        layer.register_full_backward_hook(lambda m, gi, go: (M.ones(1, 3),))
+        layer(M.ones(1, 3)).sum().backward()
+    check_error(no_input_grad_returns)
+
+
+def test_forward_hooks_with_kwargs_and_prepend():
+    class Scale(ng.nn.Module):
+        def forward(self, x, factor=1.0):
+            return x * factor
+
+    class TorchScale(torch.nn.Module):
+        forward = Scale.forward
+
+    def program(M):
+        log = []
+        module = (TorchScale if M is torch else Scale)()
+        module.register_forward_pre_hook(lambda m, args: log.append("plain") or (args[0] + 1,))
+        module.register_forward_pre_hook(
+            lambda m, args, kwargs: log.append(("kwargs", sorted(kwargs))) or (args, {"factor": 10.0}),
+            with_kwargs=True, prepend=True)
+        handle = module.register_forward_hook(
+            lambda m, args, kwargs, out: log.append(("after", kwargs["factor"])) or out * 2,
+            with_kwargs=True)
+        first = module(M.ones(2), factor=3.0)
+        handle.remove()
+        second = module(M.ones(2))
+        return first, second, log
+    check(program)
+
+    def bad(M):
+        module = M.nn.Identity()
+        module.register_forward_pre_hook(lambda m, a, k: 1, with_kwargs=True)
+        module(M.ones(1))
+    check_error(bad)
