@@ -108,6 +108,8 @@ def test_integer_activations_keep_their_dtype():
 
 
 def test_bad_options():
+    check_error(lambda M: M.nn.functional.celu(M.ones(2), alpha=0.0))
+    check_error(lambda M: M.nn.Hardtanh(1.0, 0.0))
     check_error(lambda M: M.nn.functional.gelu(M.ones(2), approximate="foo"))
     check_error(lambda M: M.nn.functional.softshrink(M.ones(2), -1.0))
 

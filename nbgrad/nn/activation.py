@@ -222,7 +222,7 @@ class Hardtanh(_Activation):
         self.max_val = max_val
         self.inplace = inplace
         if self.max_val <= self.min_val:
-            raise AssertionError
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
 
 
 class Softsign(_Activation):

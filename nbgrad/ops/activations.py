@@ -432,7 +432,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     Tensor
     """
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _elu("celu", CeluBackward0, input, alpha, 1.0, 1.0 / alpha, inplace)
 
 
