@@ -4,8 +4,11 @@ An elementwise operation that needs nothing but its input declares its layer whe
 defined (``@op(..., layer="Tanh")``); those layers are made here, one class each.
 """
 
+from collections.abc import Callable
+
 from .. import creation
 from ..ops.declare import OPS
+from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
@@ -97,8 +100,8 @@ class _Activation(Module):
     """A layer that applies ``_function(input, *options)``; ``_options`` names the
     attributes passed, in order, and ``extra_repr`` shows them as PyTorch does."""
 
-    _function = None
-    _options = ()
+    _function: Callable[..., Tensor] | None = None
+    _options: tuple[str, ...] = ()
 
     def forward(self, input):
         return type(self)._function(input, *[getattr(self, name) for name in self._options])

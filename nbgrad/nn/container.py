@@ -278,7 +278,7 @@ class ParameterDict(Module):
 
     def __init__(self, parameters=None) -> None:
         super().__init__()
-        self._keys = {}
+        self._keys: dict[str, None] = {}  # (an ordered set)
         if parameters is not None:
             self.update(parameters)
 

@@ -41,7 +41,7 @@ def _reset_affine(module):
 class _BatchNorm(Module):
     """Batch normalisation over dim 1; subclasses say which input dimensions they accept."""
 
-    _dims = ()  # the input dimensions accepted
+    _dims: tuple[int, ...] = ()  # the input dimensions accepted
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device=None, dtype=None,
