@@ -248,6 +248,19 @@ def test_batch_norm_errors():
     check_error(lambda M: M.nn.functional.batch_norm(M.randn(4, 3), None, None))
     check_error(lambda M: M.nn.BatchNorm1d(3)(M.randn(4, 3, dtype=M.float64)))
     check(lambda M: M.nn.BatchNorm1d(3).eval()(M.ones(1, 3)))  # one sample is fine in eval
+    check_error(lambda M: M.nn.functional.batch_norm(M.ones(2, 3, dtype=M.int64), None, None,
+                                                     training=True))
+    check_error(lambda M: M.nn.functional.layer_norm(M.ones(2, 3, dtype=M.int64), (3,)))
+    check_error(lambda M: M.nn.functional.group_norm(M.ones(2, 4, dtype=M.int64), 2))
+
+
+def test_normalisation_of_empty_tensors():
+    def program(M):
+        layer = M.nn.BatchNorm1d(3)
+        out = [M.nn.functional.layer_norm(M.ones(0, 3), (3,)), layer(M.ones(2, 3, 0)),
+               M.nn.BatchNorm1d(3).eval()(M.ones(0, 3)), M.nn.functional.group_norm(M.ones(0, 4), 2)]
+        return out, layer.running_mean, layer.running_var
+    check(program)
 
 
 @pytest.mark.parametrize("training", [True, False])

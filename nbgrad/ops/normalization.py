@@ -17,6 +17,8 @@ the gradient can itself be differentiated.
 """
 
 
+import numpy as np
+
 from .. import dtypes
 from ..autograd.graph import record, should_record
 from ..backend import array_module
@@ -53,10 +55,11 @@ def _affine_grads(grad, x_hat, weight_fn, bias_fn, affine_axes, shape):
 def _array_standardised(data, axes, eps):
     """``(x_hat, mean, biased var)`` of an array over ``axes`` (kept)."""
     xp = array_module(data)
-    mean = data.mean(axis=axes, keepdims=True)
-    centered = data - mean
-    var = (centered * centered).mean(axis=axes, keepdims=True)
-    return centered / xp.sqrt(var + eps), mean, var
+    with np.errstate(invalid="ignore", divide="ignore"):  # over no elements: nan, quietly
+        mean = data.mean(axis=axes, keepdims=True)
+        centered = data - mean
+        var = (centered * centered).mean(axis=axes, keepdims=True)
+        return centered / xp.sqrt(var + eps), mean, var
 
 
 def _apply_affine(data, weight, bias, shape):
@@ -67,9 +70,10 @@ def _apply_affine(data, weight, bias, shape):
     return data
 
 
-def _check_float(name, data):
+def _check_float(kernel, data):
     if data.dtype.kind != "f":
-        raise RuntimeError(f"\"{name}\" not implemented for '{dtypes.scalar_type_name(data.dtype)}'")
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{dtypes.scalar_type_name(data.dtype)}'")
 
 
 # -- batch_norm -----------------------------------------------------------------------------
@@ -135,7 +139,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     same_device(x, running_mean, running_var, weight, bias)
     if training:
-        size = x.numel() // channels
+        size = x.numel() // channels if channels else 0
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {x.shape}")
@@ -152,7 +156,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     channel = tuple(channels if d == 1 else 1 for d in range(ndim))
     if training:
         x_hat, mean, var = _array_standardised(data, axes, eps)
-        if running_mean is not None or running_var is not None:
+        if size and (running_mean is not None or running_var is not None):  # (not when empty)
             _update_running(running_mean, running_var, mean, var, momentum, size)
     else:
         xp = array_module(data)
@@ -232,7 +236,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                                f"{name} of shape {list(t.shape)} and normalized_shape = "
                                f"{list(shape)}")
     same_device(x, weight, bias)
-    _check_float("layer_norm", data)
+    _check_float("LayerNormKernelImpl", data)
     axes = tuple(range(data.ndim - n, data.ndim))
     x_hat = _array_standardised(data, axes, eps)[0] if data.size else data.copy()
     out = Tensor._make(_apply_affine(x_hat, weight, bias, shape).astype(data.dtype, copy=False))
@@ -297,7 +301,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                                f"input of shape {list(shape)}")
     same_device(x, weight, bias)
     data = x._data
-    _check_float("group_norm", data)
+    _check_float("GroupNormKernelImpl", data)
     grouped = data.reshape(shape[0], num_groups, -1) if data.size else data
     x_hat = (_array_standardised(grouped, (2,), eps)[0].reshape(shape) if data.size
              else data.copy())
