@@ -236,3 +236,36 @@ def test_cosine_similarity_edges():
     check(lambda M: M.nn.functional.cosine_similarity(M.tensor([[1, 2]]), M.tensor([[1.0, 0.0]])))
     check_error(lambda M: M.nn.functional.cosine_similarity(M.tensor([[1, 2]]), M.tensor([[1, 0]])))
     check(lambda M: M.nn.functional.pairwise_distance(M.ones(2, 3), M.zeros(2, 3), p=1.0))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_margin_ranking_and_cosine_embedding(reduction):
+    rng = np.random.default_rng(10)
+    values = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+
+    def program(M):
+        a, b = (M.tensor(v, dtype=M.float32, requires_grad=True) for v in values)
+        y = M.tensor([1.0, -1.0, 1.0, -1.0])
+        ranking = M.nn.MarginRankingLoss(0.3, reduction=reduction)(a[:, 0], b[:, 0], y)
+        embedding = M.nn.CosineEmbeddingLoss(0.1, reduction=reduction)(a, b, y.long())
+        single = M.nn.functional.cosine_embedding_loss(a[0], b[0], M.tensor(-1), margin=-1.0)
+        (ranking.sum() + embedding.sum() + single).backward()
+        return ranking, embedding, single, a.grad, b.grad
+    check(program)
+    a, b = (ng.tensor(v, requires_grad=True) for v in values)
+    assert gradcheck(lambda a, b: F.cosine_embedding_loss(a, b, ng.tensor([1, -1, 1, -1]),
+                                                          reduction=reduction), (a, b))
+    check_error(lambda M: M.nn.functional.margin_ranking_loss(M.ones(3), M.ones(3), M.ones(1, 3)))
+
+
+def test_distance_layers():
+    rng = np.random.default_rng(11)
+    values = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+
+    def program(M):
+        a, b = (M.tensor(v, dtype=M.float32, requires_grad=True) for v in values)
+        cos, dist = M.nn.CosineSimilarity(dim=0), M.nn.PairwiseDistance(p=1.0, keepdim=True)
+        out = cos(a, b), dist(a, b)
+        (out[0].sum() + out[1].sum()).backward()
+        return repr(cos), repr(dist), out, a.grad, b.grad
+    check(program)

@@ -18,10 +18,11 @@ Reading order: ``module.py`` (how a module registers its parts), ``linear.py``,
 from . import activation, functional, init, utils
 from .activation import *  # noqa: F403  (the layers of declared operations among them)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .distance import CosineSimilarity, PairwiseDistance
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
-                   MSELoss, NLLLoss, SmoothL1Loss)
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, HuberLoss,
+                   KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss)
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
 from .parameter import Parameter
@@ -31,4 +32,5 @@ __all__ = ["functional", "init", "utils", "Module", "Parameter", "Sequential", "
            "Identity", "Flatten", *activation.__all__, "MSELoss", "NLLLoss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm",
            "GroupNorm", "Embedding", "ModuleDict", "ParameterList",
-           "ParameterDict", "Unflatten", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss"]
+           "ParameterDict", "Unflatten", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss",
+           "MarginRankingLoss", "CosineEmbeddingLoss", "CosineSimilarity", "PairwiseDistance"]

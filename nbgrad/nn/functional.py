@@ -42,7 +42,8 @@ globals().update(_OPS)
 
 __all__ = ["linear", "relu", "softmax", "log_softmax", "softmin", "softsign", "tanhshrink",
            "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div",
-           "one_hot", "normalize", "cosine_similarity", "pairwise_distance", "nll_loss", "cross_entropy",
+           "one_hot", "normalize", "cosine_similarity", "pairwise_distance", "margin_ranking_loss",
+           "cosine_embedding_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits", *_OPS]
 
 
@@ -1010,3 +1011,59 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """
     ndim = max(x1.dim(), x2.dim())
     return (x1 - x2 + eps).norm(p, ndim - 1 if ndim else None, keepdim=keepdim)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``, reduced: ``target`` (1 or -1) says
+    which input should rank higher.
+
+    Parameters
+    ----------
+    input1, input2, target : Tensor
+        Of the same number of dimensions (broadcast together).
+    margin : float
+    reduction : str
+
+    Returns
+    -------
+    Tensor
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it
+    is -1 (PyTorch's formula, with 1e-12 added to each squared norm), reduced.
+
+    Parameters
+    ----------
+    input1, input2 : Tensor
+        ``(N, D)`` or ``(D,)``.
+    target : Tensor
+        ``(N,)`` or ``()``: 1 or -1.
+    margin : float
+    reduction : str
+
+    Returns
+    -------
+    Tensor
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"cosine_embedding_loss : input1 and input2 should have the same "
+                           f"number of dimensions, but got {input1.dim()} and {input2.dim()}")
+    dim = 1 if input1.dim() == 2 else 0
+    prod_sum = (input1 * input2).sum(dim)
+    denom = (((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)).sqrt()
+    cos = prod_sum / denom
+    zeros = creation.zeros_like(cos)
+    output = (selection.where(target == 1, 1 - cos, zeros)
+              + selection.where(target == -1, (cos - margin).clamp(min=0), zeros))
+    return _reduce(output, reduction)
