@@ -79,11 +79,16 @@ from nbgrad.legacy import HalfTensor as HalfTensor
 from nbgrad.legacy import IntTensor as IntTensor
 from nbgrad.legacy import LongTensor as LongTensor
 from nbgrad.legacy import ShortTensor as ShortTensor
+from nbgrad.ops.activations import celu as celu
+from nbgrad.ops.activations import hardshrink as hardshrink
 from nbgrad.ops.activations import log_softmax as log_softmax
+from nbgrad.ops.activations import prelu as prelu
 from nbgrad.ops.activations import relu as relu
+from nbgrad.ops.activations import selu as selu
 from nbgrad.ops.activations import sigmoid as sigmoid
 from nbgrad.ops.activations import softmax as softmax
 from nbgrad.ops.activations import tanh as tanh
+from nbgrad.ops.activations import threshold as threshold
 from nbgrad.ops.adaptive import adaptive_avg_pool1d as adaptive_avg_pool1d
 from nbgrad.ops.adaptive import adaptive_max_pool1d as adaptive_max_pool1d
 from nbgrad.ops.arithmetic import add as add
@@ -330,8 +335,8 @@ __all__ = [
     'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmin', 'argsort', 'argwhere',
     'as_tensor', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'atleast_1d', 'atleast_2d',
     'atleast_3d', 'avg_pool1d', 'bernoulli', 'bmm', 'bool', 'broadcast_tensors', 'broadcast_to',
-    'bucketize', 'cat', 'cdist', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clip',
-    'clone', 'column_stack', 'concat', 'concatenate', 'conv1d', 'conv2d', 'cos', 'cosh',
+    'bucketize', 'cat', 'cdist', 'ceil', 'celu', 'chunk', 'clamp', 'clamp_max', 'clamp_min',
+    'clip', 'clone', 'column_stack', 'concat', 'concatenate', 'conv1d', 'conv2d', 'cos', 'cosh',
     'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'default_generator', 'device',
     'diag', 'diag_embed', 'diagonal', 'dist', 'div', 'divide', 'dot', 'double', 'dsplit',
     'dstack', 'dtype', 'e', 'einsum', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal',
@@ -339,29 +344,29 @@ __all__ = [
     'fliplr', 'flipud', 'float', 'float16', 'float32', 'float64', 'floor', 'floor_divide',
     'fmod', 'frac', 'from_dlpack', 'from_numpy', 'full', 'full_like', 'gather', 'ge', 'ger',
     'get_default_device', 'get_default_dtype', 'get_rng_state', 'greater', 'greater_equal',
-    'gt', 'half', 'hsplit', 'hstack', 'hypot', 'index_add', 'index_copy', 'index_fill',
-    'index_select', 'inf', 'inference_mode', 'initial_seed', 'int', 'int16', 'int32', 'int64',
-    'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled',
-    'is_inference_mode_enabled', 'is_tensor', 'is_warn_always_enabled', 'isclose', 'isfinite',
-    'isin', 'isinf', 'isnan', 'kron', 'kthvalue', 'le', 'lerp', 'less', 'less_equal',
-    'linspace', 'load', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp',
-    'logcumsumexp', 'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed', 'masked_fill',
-    'masked_scatter', 'masked_select', 'matmul', 'max', 'max_pool1d', 'max_pool2d', 'maximum',
-    'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'msort', 'mul',
-    'multinomial', 'multiply', 'mv', 'nan', 'nan_to_num', 'nanmean', 'nanmedian', 'nansum',
-    'narrow', 'ne', 'neg', 'negative', 'no_grad', 'nonzero', 'norm', 'normal', 'not_equal',
-    'numel', 'ones', 'ones_like', 'outer', 'permute', 'pi', 'poisson', 'positive', 'pow',
-    'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm',
-    'ravel', 'reciprocal', 'relu', 'remainder', 'repeat', 'reshape', 'return_types', 'roll',
-    'rot90', 'round', 'row_stack', 'rsqrt', 'rsub', 'save', 'scatter', 'scatter_add',
-    'scatter_reduce', 'searchsorted', 'seed', 'select', 'set_default_device',
-    'set_default_dtype', 'set_grad_enabled', 'set_printoptions', 'set_rng_state',
-    'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign', 'sin', 'sinh', 'softmax', 'sort',
-    'split', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum',
-    'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tanh', 'tensor',
-    'tensor_split', 'tile', 'topk', 'transpose', 'tril', 'tril_indices', 'triu', 'triu_indices',
-    'true_divide', 'trunc', 'uint8', 'unbind', 'unflatten', 'unique', 'unsqueeze', 'var',
-    'var_mean', 'vsplit', 'vstack', 'where', 'xlogy', 'zeros', 'zeros_like',
+    'gt', 'half', 'hardshrink', 'hsplit', 'hstack', 'hypot', 'index_add', 'index_copy',
+    'index_fill', 'index_select', 'inf', 'inference_mode', 'initial_seed', 'int', 'int16',
+    'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled',
+    'is_grad_enabled', 'is_inference_mode_enabled', 'is_tensor', 'is_warn_always_enabled',
+    'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'kron', 'kthvalue', 'le', 'lerp', 'less',
+    'less_equal', 'linspace', 'load', 'log', 'log10', 'log1p', 'log2', 'log_softmax',
+    'logaddexp', 'logcumsumexp', 'logical_not', 'logsumexp', 'long', 'lt', 'manual_seed',
+    'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'max_pool1d',
+    'max_pool2d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis',
+    'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan', 'nan_to_num', 'nanmean',
+    'nanmedian', 'nansum', 'narrow', 'ne', 'neg', 'negative', 'no_grad', 'nonzero', 'norm',
+    'normal', 'not_equal', 'numel', 'ones', 'ones_like', 'outer', 'permute', 'pi', 'poisson',
+    'positive', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn',
+    'randn_like', 'randperm', 'ravel', 'reciprocal', 'relu', 'remainder', 'repeat', 'reshape',
+    'return_types', 'roll', 'rot90', 'round', 'row_stack', 'rsqrt', 'rsub', 'save', 'scatter',
+    'scatter_add', 'scatter_reduce', 'searchsorted', 'seed', 'select', 'selu',
+    'set_default_device', 'set_default_dtype', 'set_grad_enabled', 'set_printoptions',
+    'set_rng_state', 'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign', 'sin', 'sinh',
+    'softmax', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'std_mean', 'sub',
+    'subtract', 'sum', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tanh',
+    'tensor', 'tensor_split', 'threshold', 'tile', 'topk', 'transpose', 'tril', 'tril_indices',
+    'triu', 'triu_indices', 'true_divide', 'trunc', 'uint8', 'unbind', 'unflatten', 'unique',
+    'unsqueeze', 'var', 'var_mean', 'vsplit', 'vstack', 'where', 'xlogy', 'zeros', 'zeros_like',
 ]
 
 e: builtins.float

@@ -1270,6 +1270,19 @@ class Tensor:
     def half(self):
         """``to(nbgrad.float16)``."""
 
+    def hardshrink(self, lambd=0.5):
+        """``x`` where ``|x| > lambd``, else 0.
+
+        Parameters
+        ----------
+        input : Tensor
+        lambd : float
+
+        Returns
+        -------
+        Tensor
+        """
+
     def hsplit(self, indices_or_sections):
         """``tensor_split`` along dimension 1 (0 for a 1-d tensor), into equal pieces when
         given a number (which must divide the size).
@@ -1958,6 +1971,22 @@ class Tensor:
 
     def pow_(self, exponent):
         """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
+
+    def prelu(self, weight):
+        """``x`` where positive, else ``weight * x``, one learnt slope per channel (dim 1).
+
+        Parameters
+        ----------
+        input : Tensor
+        weight : Tensor
+            A scalar or 1-D tensor: one slope for all, or one per channel of ``input``.
+
+        Returns
+        -------
+        Tensor
+            As in PyTorch, the weight is first reshaped (a view) to broadcast along ``input``'s
+            channel dimension, then the kernel (``PreluKernelBackward0``) is recorded.
+        """
 
     def prod(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         """The product of all elements, or along one dimension ``dim``.

@@ -182,6 +182,11 @@ def bool_mask(*rows):
 
 
 S = Sample
+
+
+def functional(name):
+    """The call ``M.nn.functional.<name>(...)``: an operation that is a function there only."""
+    return lambda M, *args, **kwargs: getattr(M.nn.functional, name)(*args, **kwargs)
 MATMUL_BROADCAST_LEFT = {
     "parity": "nbgrad's matmul of a left operand broadcast over a batch ends in another node than "
               "PyTorch's (UnsafeViewBackward0 / SqueezeBackward4 against CloneBackward0 / "
@@ -343,6 +348,69 @@ OPS = [
                                    S(make.distinct(3, 4), make.values([[0.1], [-0.3], [0.5]]))],
              kinks=lambda make: [S(make.values([0.5, 1.0, 3.0]), make.values([0.5, 0.0, 3.0]))])
       for name, node in [("clamp_min", "ClampMinBackward1"), ("clamp_max", "ClampMaxBackward1")]),
+    # -- the activations of nn.functional (each one node in PyTorch) --------------------
+    *(OpInfo(name, variant=variant, grad_fn=node, saves="input", op=functional(name),
+             function=False, method=False, second_order=second_order,
+             samples=lambda make, options=options: [S(make(3, 4), **options), S(make(), **options),
+                                                     S(make(3, 4, noncontiguous=True), **options),
+                                                     S(make.values(np.linspace(-30.0, 30.0, 12)), **options)],
+             kinks=lambda make, options=options, kinks=kinks: [S(make.values(kinks), **options)] if kinks else [])
+      for name, variant, node, options, kinks, second_order in [
+          ("leaky_relu", "", "LeakyReluBackward0", {}, [0.0, -1.0, 2.0], True),
+          ("leaky_relu", "slope", "LeakyReluBackward0", {"negative_slope": 0.2}, [], True),
+          ("gelu", "", "GeluBackward0", {}, [0.0], True),
+          ("gelu", "tanh", "GeluBackward0", {"approximate": "tanh"}, [0.0], True),
+          ("elu", "", "EluBackward0", {}, [0.0], True),
+          ("elu", "alpha", "EluBackward0", {"alpha": 0.5}, [], True),
+          ("celu", "", "CeluBackward0", {"alpha": 2.0}, [0.0], True),
+          ("silu", "", "SiluBackward0", {}, [], True),
+          ("mish", "", "MishBackward0", {}, [], True),
+          ("softplus", "", "SoftplusBackward0", {}, [20.0, 0.0], True),
+          ("softplus", "beta", "SoftplusBackward0", {"beta": 2.0, "threshold": 3.0}, [1.5], True),
+          ("hardtanh", "", "HardtanhBackward0", {}, [-1.0, 1.0, 0.0], True),
+          ("relu6", "", "HardtanhBackward0", {}, [0.0, 6.0], True),
+          # PyTorch has no derivative of hardsigmoid's backward
+          ("hardsigmoid", "", "HardsigmoidBackward0", {}, [-3.0, 3.0], False),
+          ("hardswish", "", "HardswishBackward0", {}, [-3.0, 3.0], True),
+          ("logsigmoid", "", "LogSigmoidBackward0", {}, [0.0], True),
+          ("softshrink", "", "SoftshrinkBackward0", {"lambd": 0.3}, [0.3, -0.3, 0.0], True),
+      ]),
+    *(OpInfo(name, grad_fn=node, saves="input", method=method, samples=samples, kinks=kinks)
+      for name, node, method, samples, kinks in [
+          ("selu", "EluBackward0", False, lambda make: [make(3, 4), make()], None),
+          ("hardshrink", "HardshrinkBackward0", True, lambda make: [S(make.away(3, 4, margin=0.6)), S(make(3, 4), 1.0)],
+           lambda make: [make.values([0.5, -0.5, 0.0])]),
+          ("threshold", "ThresholdBackward0", False, lambda make: [S(make(3, 4), 0.3, -2.0)],
+           lambda make: [S(make.values([0.3, 1.0, -1.0]), 0.3, 5.0)]),
+      ]),
+    OpInfo("prelu", grad_fn="PreluKernelBackward0", saves="inputs",
+           samples=lambda make: [S(make(2, 3, 4), make(3)), S(make(4, 3), make(3))]),
+    # -- normalisation (one node each in PyTorch) -------------------------------------
+    OpInfo("batch_norm", grad_fn="NativeBatchNormBackward0", saves="inputs", op=functional("batch_norm"),
+           function=False, method=False,
+           samples=lambda make: [S(make(4, 3), None, None, make(3), None, True),
+                                 S(make(4, 2, noncontiguous=True), None, None, make(2), None, training=True),
+                                 S(make(3, 2, 4), None, None, make(2), None, training=True)]),
+    OpInfo("batch_norm", variant="eval", grad_fn="NativeBatchNormBackward0", saves="inputs",
+           op=functional("batch_norm"), function=False, method=False,
+           samples=lambda make: [S(make(4, 3), make.values([0.1, -0.2, 0.3], requires_grad=False),
+                                   make.values([0.5, 1.0, 2.0], requires_grad=False), make(3))]),
+    OpInfo("layer_norm", grad_fn="NativeLayerNormBackward0", saves="inputs", op=functional("layer_norm"),
+           function=False, method=False,
+           samples=lambda make: [S(make(3, 4), (4,), make(4), make(4)), S(make(2, 3, 4), [3, 4], make(3, 4), make(3, 4)),
+                                 S(make(3, 4, noncontiguous=True), (4,), make(4), make(4))]),
+    OpInfo("group_norm", grad_fn="NativeGroupNormBackward0", saves="inputs", op=functional("group_norm"),
+           function=False, method=False,
+           samples=lambda make: [S(make(2, 4, 3), 2, make(4)), S(make(3, 2), 1, make(2))]),
+    # the indices (saved, but not a leaf of the table) come first; the weight is not saved
+    OpInfo("embedding", grad_fn="EmbeddingBackward0", saves="nothing", op=functional("embedding"),
+           function=False, method=False,
+           samples=lambda make: [S(np.array([[0, 3], [3, 4]]), make(5, 3)), S(np.array(2), make(5, 3))]),
+    *(OpInfo("pad", variant=mode, grad_fn=node, saves=saves, op=functional("pad"), function=False,
+             method=False, samples=lambda make, mode=mode, pads=pads: [S(make(2, 3, 4), p, mode=mode) for p in pads])
+      for mode, node, saves, pads in [("constant", "ConstantPadNdBackward0", "nothing", [(1, 2), (-1, 1, 2, 0)]),
+                                      ("reflect", "ReflectionPad1DBackward0", "input", [(2, 1)]),
+                                      ("replicate", "ReplicationPad2DBackward0", "input", [(1, 2, 3, 0)])]),
     # -- steps: a zero gradient everywhere (and a convention at the steps) -------------
     *(OpInfo(name, grad_fn=node, saves="nothing", samples=lambda make: [make.values([-1.3, -0.7, 0.2, 1.7, 2.3])],
              kinks=lambda make: [make.values([-1.5, -0.5, 0.0, 0.5, 1.0, 1.5, 2.3])])

@@ -46,7 +46,8 @@ from typing import Any
 '''
 HIDDEN = {"__slots__", "__module__", "__doc__", "__weakref__", "__dict__", "__qualname__",
           "__firstlineno__", "__static_attributes__", "__array_priority__",
-          "__getattr__"}  # it only explains a missing name: in a stub it would hide them
+          # __getattr__ only explains a missing name: in a stub it would hide them all
+          "__getattr__", "__annotations__"}
 
 
 def _default(value):
@@ -190,7 +191,19 @@ def _render_function(name, function):
 def _render_module(module_name):
     module = importlib.import_module(module_name)
     summary = (inspect.getdoc(module) or "").splitlines()[0]
-    imports, body = [], []
+    imports, body, declared = [], [], set()
+
+    def declare_class(cls):  # its base first, where this module defines that too
+        if cls in declared:
+            return
+        declared.add(cls)
+        base = cls.__bases__[0]
+        if base.__module__ == module_name:
+            declare_class(base)
+        else:
+            imports.append(f"from {base.__module__} import {base.__name__}")
+        body.extend(["", *_render_class(cls, base.__name__)])
+
     # submodules are attributes too (``nbgrad.nn``), though not in ``__all__``
     submodules = sorted(name for name, value in vars(module).items()
                         if isinstance(value, types.ModuleType) and not name.startswith("_")
@@ -204,9 +217,7 @@ def _render_module(module_name):
         elif home is not None:
             imports.append(f"from {home[0]} import {home[1]} as {name}")
         elif isinstance(value, type):
-            base = value.__bases__[0]
-            imports.append(f"from {base.__module__} import {base.__name__}")
-            body += ["", *_render_class(value, base.__name__)]
+            declare_class(value)
         elif callable(value):
             body += ["", *_render_function(name, value)]
         else:

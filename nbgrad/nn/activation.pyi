@@ -9,7 +9,10 @@ The public names of ``nbgrad.nn.activation``, each imported from where it is def
 from nbgrad.nn.module import Module
 
 __all__ = [
-    'LogSoftmax', 'ReLU', 'Sigmoid', 'Softmax', 'Tanh',
+    'CELU', 'ELU', 'GELU', 'Hardshrink', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'LeakyReLU',
+    'LogSigmoid', 'LogSoftmax', 'Mish', 'PReLU', 'ReLU', 'ReLU6', 'SELU', 'SiLU', 'Sigmoid',
+    'Softmax', 'Softmin', 'Softplus', 'Softshrink', 'Softsign', 'Tanh', 'Tanhshrink',
+    'Threshold',
 ]
 
 
@@ -50,6 +53,443 @@ class LogSoftmax(Module):
 
     def forward(self, input):
         ...
+
+
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim``: a distribution that favours small values."""
+
+    def __init__(self, dim=None):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr; override it."""
+
+    def forward(self, input):
+        ...
+
+
+class _Activation(Module):
+    """A layer that applies ``_function(input, *options)``; ``_options`` names the
+    attributes passed, in order, and ``extra_repr`` shows them as PyTorch does.
+    """
+
+    _function = ...
+
+    _options = ...
+
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr; override it."""
+
+    def forward(self, input):
+        ...
+
+
+class LeakyReLU(_Activation):
+    """``x`` where positive, else ``negative_slope * x`` (``F.leaky_relu``)."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def _function(self, negative_slope=0.01, inplace=False):
+        """``x`` where positive, else ``negative_slope * x``.
+
+        Parameters
+        ----------
+        input : Tensor
+        negative_slope : float
+            The slope for negative inputs (0.01).
+        inplace : bool
+            Overwrite ``input`` (PyTorch's ``leaky_relu_``).
+
+        Returns
+        -------
+        Tensor
+            The result; its gradient at 0 is ``negative_slope``, as in PyTorch.
+        """
+
+    _options = ...
+
+
+class GELU(_Activation):
+    """``x * Phi(x)``, exact or (``approximate='tanh'``) approximated (``F.gelu``)."""
+
+    def __init__(self, approximate='none'):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def _function(self, approximate='none'):
+        """``x * Phi(x)``, ``Phi`` the standard normal CDF.
+
+        Parameters
+        ----------
+        input : Tensor
+        approximate : str
+            ``'none'`` (exact, with ``erf``) or ``'tanh'``:
+            ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    _options = ...
+
+
+class ELU(_Activation):
+    """``x`` where positive, else ``alpha * (exp(x) - 1)`` (``F.elu``)."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def _function(self, alpha=1.0, inplace=False):
+        """``x`` where positive, else ``alpha * (exp(x) - 1)``.
+
+        Parameters
+        ----------
+        input : Tensor
+        alpha : float
+            The value approached for large negative ``x`` is ``-alpha``.
+        inplace : bool
+            Overwrite ``input`` (``elu_``).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    _options = ...
+
+
+class _InplaceOnly(_Activation):
+    """A layer that applies ``_function(input, *options)``; ``_options`` names the
+    attributes passed, in order, and ``extra_repr`` shows them as PyTorch does.
+    """
+
+    def __init__(self, inplace=False):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    _options = ...
+
+
+class SELU(_InplaceOnly):
+    """``scale * elu(x, alpha)`` with the self-normalising constants (``F.selu``)."""
+
+    def _function(self, inplace=False):
+        """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al.
+        (``alpha = 1.6733``, ``scale = 1.0507``); recorded as ``EluBackward0``, as in PyTorch.
+
+        Parameters
+        ----------
+        input : Tensor
+        inplace : bool
+            Overwrite ``input``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class CELU(ELU):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
+
+    def _function(self, alpha=1.0, inplace=False):
+        """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+        Parameters
+        ----------
+        input : Tensor
+        alpha : float
+            Must not be 0 (PyTorch's error).
+        inplace : bool
+            Overwrite ``input``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class SiLU(_InplaceOnly):
+    """``x * sigmoid(x)`` (``F.silu``)."""
+
+    def _function(self, inplace=False):
+        """``x * sigmoid(x)`` (also called swish).
+
+        Parameters
+        ----------
+        input : Tensor
+        inplace : bool
+            Overwrite ``input``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class Mish(_InplaceOnly):
+    """``x * tanh(softplus(x))`` (``F.mish``)."""
+
+    def _function(self, inplace=False):
+        """``x * tanh(softplus(x))``.
+
+        Parameters
+        ----------
+        input : Tensor
+        inplace : bool
+            Overwrite ``input``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class Softplus(_Activation):
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (``F.softplus``)."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def _function(self, beta=1.0, threshold=20.0):
+        """``log(1 + exp(beta * x)) / beta``, a smooth ``relu``.
+
+        Parameters
+        ----------
+        input : Tensor
+        beta : float
+        threshold : float
+            Where ``beta * x > threshold`` the result is ``x`` itself (as in PyTorch, for
+            numerical stability; the gradient there is 1).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    _options = ...
+
+
+class Hardtanh(_Activation):
+    """``x`` clamped to ``[min_val, max_val]`` (``F.hardtanh``)."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def _function(self, min_val=-1.0, max_val=1.0, inplace=False):
+        """``x`` clamped to ``[min_val, max_val]``; the gradient is 0 outside the open interval.
+
+        Parameters
+        ----------
+        input : Tensor
+            Integer tensors stay integers (as in PyTorch).
+        min_val, max_val : float
+        inplace : bool
+            Overwrite ``input`` (``hardtanh_``).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    _options = ...
+
+
+class ReLU6(_InplaceOnly):
+    """``min(max(x, 0), 6)`` (``F.relu6``)."""
+
+    def _function(self, inplace=False):
+        """``min(max(x, 0), 6)``: ``hardtanh(x, 0, 6)``, recorded as ``HardtanhBackward0``.
+
+        Parameters
+        ----------
+        input : Tensor
+        inplace : bool
+            Overwrite ``input``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class Hardsigmoid(_InplaceOnly):
+    """``x / 6 + 1/2`` clamped to ``[0, 1]`` (``F.hardsigmoid``); PyTorch shows no options."""
+
+    def _function(self, inplace=False):
+        """``x / 6 + 1/2`` clamped to ``[0, 1]``.
+
+        Parameters
+        ----------
+        input : Tensor
+        inplace : bool
+            Overwrite ``input``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr; override it."""
+
+
+class Hardswish(Hardsigmoid):
+    """``x * relu6(x + 3) / 6`` (``F.hardswish``)."""
+
+    def _function(self, inplace=False):
+        """``x * relu6(x + 3) / 6``.
+
+        Parameters
+        ----------
+        input : Tensor
+        inplace : bool
+            Overwrite ``input``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class Softsign(_Activation):
+    """``x / (1 + |x|)`` (``F.softsign``)."""
+
+    def _function(self):
+        """``x / (1 + |x|)``, composed of differentiable operations as in PyTorch.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class Tanhshrink(_Activation):
+    """``x - tanh(x)`` (``F.tanhshrink``)."""
+
+    def _function(self):
+        """``x - tanh(x)``, composed of differentiable operations as in PyTorch.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class LogSigmoid(_Activation):
+    """``log(sigmoid(x))`` (``F.logsigmoid``)."""
+
+    def _function(self):
+        """``log(sigmoid(x)) = -softplus(-x)``, computed without overflow.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class Hardshrink(_Activation):
+    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
+
+    def __init__(self, lambd=0.5):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def _function(self, lambd=0.5):
+        """``x`` where ``|x| > lambd``, else 0.
+
+        Parameters
+        ----------
+        input : Tensor
+        lambd : float
+
+        Returns
+        -------
+        Tensor
+        """
+
+    _options = ...
+
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr; override it."""
+
+
+class Softshrink(Hardshrink):
+    """``x`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it (``F.softshrink``)."""
+
+    def _function(self, lambd=0.5):
+        """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0.
+
+        Parameters
+        ----------
+        input : Tensor
+        lambd : float
+            Must be at least 0 (PyTorch's error).
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class Threshold(_Activation):
+    """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
+
+    def __init__(self, threshold, value, inplace=False):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def _function(self, threshold, value, inplace=False):
+        """``x`` where ``x > threshold``, else ``value``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Integer tensors stay integers.
+        threshold, value : float
+        inplace : bool
+            Overwrite ``input`` (``threshold_``).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    _options = ...
+
+
+class PReLU(Module):
+    """``x`` where positive, else ``weight * x`` with a learnt slope (one, or one per channel).
+
+    Parameters
+    ----------
+    num_parameters : int
+        1, or the number of channels (dim 1 of the input).
+    init : float
+        The slopes' initial value (0.25).
+    """
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr; override it."""
+
+    def forward(self, input):
+        ...
+
+    def reset_parameters(self):
+        """Set every slope back to ``init``."""
 
 
 class Sigmoid(Module):

@@ -1,8 +1,11 @@
-"""``Flatten``: merge dimensions ``start_dim..end_dim`` into one (a view when possible)."""
+"""``Flatten``: merge dimensions ``start_dim..end_dim`` into one (a view when possible);
+``Unflatten``: split one dimension into several (a view)."""
+
+import math
 
 from .module import Module
 
-__all__ = ["Flatten"]
+__all__ = ["Flatten", "Unflatten"]
 
 
 class Flatten(Module):
@@ -19,3 +22,31 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dimension ``dim`` into ``unflattened_size`` (one entry may be -1): a view.
+
+    Parameters
+    ----------
+    dim : int
+    unflattened_size : tuple of int
+    """
+
+    def __init__(self, dim: int, unflattened_size) -> None:
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        shape = list(input.shape)
+        dim = self.dim % len(shape) if shape else self.dim
+        sizes = list(self.unflattened_size)
+        known = math.prod(s for s in sizes if s != -1)
+        if (-1 not in sizes and known != shape[dim]) or (known == 0 or shape[dim] % known):
+            raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size "
+                               f"of dim {self.dim} ({shape[dim]}) in the input tensor")
+        return input.view(*shape[:dim], *sizes, *shape[dim + 1:])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -29,7 +29,8 @@ from ..autograd.graph import record, should_record
 from ..core.grad_mode import no_grad
 from ..core.node import Node
 from ..backend import array_module
-from ..ops import activations, indexing, reductions, shape
+from ..ops import activations, indexing, reductions, selection, shape
+from ..ops import embedding as _embedding, normalization as _normalization, padding as _padding  # noqa: F401 (their ops)
 from ..ops.declare import OPS
 from ..ops.elementwise import check_dtype, to_input
 from ..ops.linalg import is_transposed, mat2_grad
@@ -42,7 +43,10 @@ from .dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
 _OPS = {o.name: o.function for o in OPS if o.functional}
 globals().update(_OPS)
 
-__all__ = ["linear", "relu", "softmax", "log_softmax", "mse_loss", "nll_loss", "cross_entropy",
+__all__ = ["linear", "relu", "softmax", "log_softmax", "softmin", "softsign", "tanhshrink",
+           "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div",
+           "one_hot", "normalize", "cosine_similarity", "pairwise_distance", "margin_ranking_loss",
+           "cosine_embedding_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "alpha_dropout", "feature_alpha_dropout", *_OPS]
 
@@ -76,6 +80,58 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return activations.log_softmax(input, dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    """``softmax(-x, dim)``: each slice becomes a distribution that favours small values.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, PyTorch's implicit choice (with its deprecation warning).
+    dtype : nbgrad.dtype, optional
+        Casts the input first.
+
+    Returns
+    -------
+    Tensor
+        Recorded as ``SoftmaxBackward0`` of ``NegBackward0``, as in PyTorch.
+    """
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return activations.softmax(-input, dim)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``, composed of differentiable operations as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``, composed of differentiable operations as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+    return input - input.tanh()
 
 
 # -- linear -------------------------------------------------------------------------------
@@ -582,6 +638,439 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = _reduce(elementwise, reduction)
     return _record_loss(BinaryCrossEntropyWithLogitsBackward0, loss, (input, target),
                         (input, target, weight, pos_weight), reduction, elementwise.numel())
+
+
+# -- more losses ----------------------------------------------------------------------------
+def _warn_size(input, target, stacklevel=3):
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            stacklevel=stacklevel,
+        )
+
+
+def _broadcast_pair(input, target):
+    """``torch.broadcast_tensors(input, target)``: expanded only where the shapes differ."""
+    if input.shape == target.shape:
+        return input, target
+    size = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+    return input.expand(*size), target.expand(*size)
+
+
+def _weighted(loss, weight, input, reduction, mean_by_weight):
+    """``loss * weight`` reduced; ``mean`` divides by the weights' sum (``l1_loss``) or by
+    the element count (``huber_loss``), as PyTorch's Python code does for each."""
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = loss * weight
+    if reduction == "mean":
+        return weighted.sum() / weight.sum() if mean_by_weight else weighted.mean()
+    return _reduce(weighted, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error: ``mean(|input - target|)``, composed as in PyTorch
+    (``AbsBackward0``, then ``MeanBackward0``/``SumBackward0``).
+
+    Parameters
+    ----------
+    input, target : Tensor
+        Broadcast together (with PyTorch's warning when their sizes differ).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'``.
+    weight : Tensor, optional
+        Per-element weights (``input``'s size); ``mean`` then divides by their sum.
+
+    Returns
+    -------
+    Tensor
+    """
+    _warn_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    input, target = _broadcast_pair(input, target)
+    if not (input.is_floating_point() or target.is_floating_point()):
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           "floating point or complex dtype. Got: "
+                           f"{dtypes.scalar_type_name(input._data.dtype)}")
+    errors = (input - target).abs()
+    if weight is not None:
+        return _weighted(errors, weight, input, reduction, mean_by_weight=True)
+    return _reduce(errors, reduction)
+
+
+class SmoothL1LossBackward0(Node):
+    """``d = input - target``: the gradient is ``d / beta`` where ``|d| < beta``, else
+    ``sign(d)`` (``delta * sign(d)`` and ``d`` within ``delta`` for ``HuberLossBackward0``)."""
+
+    __slots__ = ("beta", "divisor")
+    huber = False  # HuberLossBackward0's formula instead
+
+    def apply(self, grad):
+        input, target = self.saved_values
+        input_fn, target_fn = self._next_nodes
+        d = input - target
+        inside = d.abs() <= self.beta if self.huber else d.abs() < self.beta
+        outside = d.sign() * self.beta if self.huber else d.sign()
+        slope = selection.where(inside, d if self.huber else d / self.beta, outside)
+        grad_input = grad * slope
+        if self.divisor is not None:
+            grad_input = grad_input / self.divisor
+        return (grad_input if input_fn is not None else None,
+                -grad_input if target_fn is not None else None)
+
+
+class HuberLossBackward0(SmoothL1LossBackward0):
+    __slots__ = ()
+    huber = True
+
+
+def _smooth_loss(name, node_cls, input, target, reduction, beta, huber):
+    input, target = _broadcast_pair(input, target)
+    if not (input.is_floating_point() or target.is_floating_point()):
+        raise NotImplementedError(f"\"{name}\" not implemented for "
+                                  f"'{dtypes.scalar_type_name(input._data.dtype)}'")
+    with no_grad():
+        d = (input - target).abs()
+        if huber:
+            elementwise = selection.where(d <= beta, 0.5 * d * d, beta * (d - 0.5 * beta))
+        else:
+            elementwise = selection.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+        loss = _reduce(elementwise, reduction)
+    if should_record(input, target):
+        record(node_cls, loss, (input, target), saved=(input, target), beta=beta,
+               divisor=elementwise.numel() if reduction == "mean" else None)
+    return loss
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
+    target``), reduced; one ``SmoothL1LossBackward0`` node. ``beta=0`` is ``l1_loss``.
+
+    Parameters
+    ----------
+    input, target : Tensor
+    reduction : str
+    beta : float
+        Must not be negative.
+
+    Returns
+    -------
+    Tensor
+    """
+    _warn_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _smooth_loss("smooth_l1_cpu", SmoothL1LossBackward0, input, target, reduction, beta,
+                        huber=False)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``, reduced; one
+    ``HuberLossBackward0`` node (``smooth_l1_loss`` times ``delta``).
+
+    Parameters
+    ----------
+    input, target : Tensor
+    reduction : str
+    delta : float
+        Must be positive.
+    weight : Tensor, optional
+        Per-element weights (``input``'s size); ``mean`` then averages the weighted losses.
+
+    Returns
+    -------
+    Tensor
+    """
+    _warn_size(input, target)
+    reduction = _reduction(None, None, reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        loss = _smooth_loss("huber_cpu", HuberLossBackward0, input, target, "none", delta, True)
+        return _weighted(loss, weight, input, reduction, mean_by_weight=False)
+    return _smooth_loss("huber_cpu", HuberLossBackward0, input, target, reduction, delta, True)
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """``loss = -w (t log x + (1 - t) log(1 - x))`` (logs clamped at -100): the input's
+    gradient is ``w (x - t) / max(x (1 - x), 1e-12)``, the target's
+    ``w (log(1 - x) - log x)``, times the incoming gradient (over the count for ``mean``)."""
+
+    __slots__ = ("divisor",)
+
+    def apply(self, grad):
+        input, target, weight = self.saved_values
+        input_fn, target_fn = self._next_nodes
+        scale = grad if weight is None else grad * weight
+        if self.divisor is not None:
+            scale = scale / self.divisor
+        grad_input = grad_target = None
+        if input_fn is not None:
+            grad_input = scale * (input - target) / (input * (1 - input)).clamp(min=1e-12)
+        if target_fn is not None:
+            grad_target = scale * ((1 - input).log().clamp(min=-100) - input.log().clamp(min=-100))
+        return grad_input, grad_target
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of probabilities ``input`` (in ``[0, 1]``) against ``target``:
+    ``-w (t log x + (1 - t) log(1 - x))``, each log clamped at -100 as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+        Probabilities (e.g. from ``sigmoid``); outside ``[0, 1]`` is an error.
+    target : Tensor
+        ``input``'s size.
+    weight : Tensor, optional
+        Broadcast to ``input``'s shape.
+    reduction : str
+
+    Returns
+    -------
+    Tensor
+        One ``BinaryCrossEntropyBackward0`` node.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        try:
+            np.broadcast_shapes(tuple(weight.shape), tuple(input.shape))
+        except ValueError:
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {weight.shape[-1]} at -1! "
+                f"Mismatching argument at index 1 had {weight.size()}; but expected shape should "
+                f"be broadcastable to {list(input.shape)}") from None
+    x = input._data
+    if x.size and ((x < 0) | (x > 1) | (x != x)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with no_grad():
+        log_x = input.log().clamp(min=-100)  # log(0) = -inf, clamped: quiet (log is quiet)
+        log_1mx = (1 - input).log().clamp(min=-100)
+        elementwise = -(target * log_x + (1 - target) * log_1mx)
+        if weight is not None:
+            elementwise = elementwise * weight
+        loss = _reduce(elementwise, reduction)
+    return _record_loss(BinaryCrossEntropyBackward0, loss, (input, target),
+                        (input, target, weight), reduction, elementwise.numel())
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence ``target * (log(target) - input)``, ``input`` holding
+    log-probabilities (and ``target`` too with ``log_target=True``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Log-probabilities.
+    target : Tensor
+        Probabilities (``0 log 0 = 0``), or log-probabilities.
+    reduction : str
+        ``'batchmean'`` (the sum over the batch size: the mathematical KL divergence),
+        ``'mean'`` (over every element, with PyTorch's warning), ``'sum'`` or ``'none'``.
+    log_target : bool
+
+    Returns
+    -------
+    Tensor
+        Composed of differentiable operations.
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.", stacklevel=2)
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        elementwise = target.exp() * (target - input)
+    else:
+        # xlogy(t, t) - t * x: 0 where t = 0 (log of 1 there, so no -inf enters the graph)
+        safe = selection.where(target == 0, 1.0, target)
+        elementwise = target * safe.log() - target * input
+    if reduction == "batchmean":
+        total = elementwise.sum()
+        return total / input.shape[0] if input.dim() else total
+    return _reduce(elementwise, reduction)
+
+
+# -- vectors and classes --------------------------------------------------------------------
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``int64`` rows with a 1 at each class index: shape ``tensor.shape + (num_classes,)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        Class indices (int64).
+    num_classes : int
+        ``-1``: one more than the largest index.
+
+    Returns
+    -------
+    Tensor
+        Not differentiable (an integer tensor).
+    """
+    data = tensor._data
+    if data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    xp = array_module(data)
+    if num_classes == -1:
+        if not data.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    if data.size:
+        if data.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if data.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((data[..., None] == xp.arange(num_classes)).astype(np.int64))
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``, composed as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+    p : float
+    dim : int or tuple of int
+    eps : float
+        Keeps zero vectors zero instead of dividing by 0.
+    out : Tensor, optional
+        Written in place when given.
+
+    Returns
+    -------
+    Tensor
+    """
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return out.copy_(input / denom)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together).
+
+    PyTorch's formula: each is divided by its norm first (clamped at ``eps``, outside the
+    graph, so the gradient is that of the unclamped norm), then the products are summed;
+    the result stays within ``[-1, 1]``.
+
+    Parameters
+    ----------
+    x1, x2 : Tensor
+    dim : int
+    eps : float
+
+    Returns
+    -------
+    Tensor
+    """
+    if not (x1.is_floating_point() or x2.is_floating_point()):
+        common = dtypes.scalar_type_name(np.result_type(x1._data.dtype, x2._data.dtype))
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common}")
+    x1, x2 = _broadcast_pair(x1 if x1.is_floating_point() else x1.to(x2.dtype),
+                             x2 if x2.is_floating_point() else x2.to(x1.dtype))
+    norms = []
+    for x in (x1, x2):
+        norm = x.norm(2, dim, keepdim=True).clone()
+        with no_grad():
+            norm.clamp_(min=eps)
+        norms.append(norm)
+    return ((x1 / norms[0]) * (x2 / norms[1])).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` along the last dimension, as PyTorch computes it.
+
+    Parameters
+    ----------
+    x1, x2 : Tensor
+    p : float
+    eps : float
+        Added to the difference (a zero difference would give an undefined gradient).
+    keepdim : bool
+
+    Returns
+    -------
+    Tensor
+    """
+    ndim = max(x1.dim(), x2.dim())
+    return (x1 - x2 + eps).norm(p, ndim - 1 if ndim else None, keepdim=keepdim)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``, reduced: ``target`` (1 or -1) says
+    which input should rank higher.
+
+    Parameters
+    ----------
+    input1, input2, target : Tensor
+        Of the same number of dimensions (broadcast together).
+    margin : float
+    reduction : str
+
+    Returns
+    -------
+    Tensor
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it
+    is -1 (PyTorch's formula, with 1e-12 added to each squared norm), reduced.
+
+    Parameters
+    ----------
+    input1, input2 : Tensor
+        ``(N, D)`` or ``(D,)``.
+    target : Tensor
+        ``(N,)`` or ``()``: 1 or -1.
+    margin : float
+    reduction : str
+
+    Returns
+    -------
+    Tensor
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"cosine_embedding_loss : input1 and input2 should have the same "
+                           f"number of dimensions, but got {input1.dim()} and {input2.dim()}")
+    dim = 1 if input1.dim() == 2 else 0
+    prod_sum = (input1 * input2).sum(dim)
+    denom = (((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)).sqrt()
+    cos = prod_sum / denom
+    zeros = creation.zeros_like(cos)
+    output = (selection.where(target == 1, 1 - cos, zeros)
+              + selection.where(target == -1, (cos - margin).clamp(min=0), zeros))
+    return _reduce(output, reduction)
 
 
 # A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).

@@ -12,8 +12,25 @@ from nbgrad.nn.dropout import dropout1d as dropout1d
 from nbgrad.nn.dropout import dropout2d as dropout2d
 from nbgrad.nn.dropout import dropout3d as dropout3d
 from nbgrad.nn.dropout import feature_alpha_dropout as feature_alpha_dropout
+from nbgrad.ops.activations import celu as celu
+from nbgrad.ops.activations import elu as elu
+from nbgrad.ops.activations import gelu as gelu
+from nbgrad.ops.activations import hardshrink as hardshrink
+from nbgrad.ops.activations import hardsigmoid as hardsigmoid
+from nbgrad.ops.activations import hardswish as hardswish
+from nbgrad.ops.activations import hardtanh as hardtanh
+from nbgrad.ops.activations import leaky_relu as leaky_relu
+from nbgrad.ops.activations import logsigmoid as logsigmoid
+from nbgrad.ops.activations import mish as mish
+from nbgrad.ops.activations import prelu as prelu
+from nbgrad.ops.activations import relu6 as relu6
+from nbgrad.ops.activations import selu as selu
 from nbgrad.ops.activations import sigmoid as sigmoid
+from nbgrad.ops.activations import silu as silu
+from nbgrad.ops.activations import softplus as softplus
+from nbgrad.ops.activations import softshrink as softshrink
 from nbgrad.ops.activations import tanh as tanh
+from nbgrad.ops.activations import threshold as threshold
 from nbgrad.ops.adaptive import adaptive_avg_pool1d as adaptive_avg_pool1d
 from nbgrad.ops.adaptive import adaptive_avg_pool2d as adaptive_avg_pool2d
 from nbgrad.ops.adaptive import adaptive_max_pool1d as adaptive_max_pool1d
@@ -22,6 +39,11 @@ from nbgrad.ops.conv import conv1d as conv1d
 from nbgrad.ops.conv import conv2d as conv2d
 from nbgrad.ops.conv import fold as fold
 from nbgrad.ops.conv import unfold as unfold
+from nbgrad.ops.embedding import embedding as embedding
+from nbgrad.ops.normalization import batch_norm as batch_norm
+from nbgrad.ops.normalization import group_norm as group_norm
+from nbgrad.ops.normalization import layer_norm as layer_norm
+from nbgrad.ops.padding import pad as pad
 from nbgrad.ops.pooling import avg_pool1d as avg_pool1d
 from nbgrad.ops.pooling import avg_pool2d as avg_pool2d
 from nbgrad.ops.pooling import max_pool1d as max_pool1d
@@ -29,10 +51,16 @@ from nbgrad.ops.pooling import max_pool2d as max_pool2d
 
 __all__ = [
     'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d',
-    'alpha_dropout', 'avg_pool1d', 'avg_pool2d', 'binary_cross_entropy_with_logits', 'conv1d',
-    'conv2d', 'cross_entropy', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d',
-    'feature_alpha_dropout', 'fold', 'linear', 'log_softmax', 'max_pool1d', 'max_pool2d',
-    'mse_loss', 'nll_loss', 'relu', 'sigmoid', 'softmax', 'tanh', 'unfold',
+    'alpha_dropout', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'binary_cross_entropy',
+    'binary_cross_entropy_with_logits', 'celu', 'conv1d', 'conv2d', 'cosine_embedding_loss',
+    'cosine_similarity', 'cross_entropy', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d',
+    'elu', 'embedding', 'feature_alpha_dropout', 'fold', 'gelu', 'group_norm', 'hardshrink',
+    'hardsigmoid', 'hardswish', 'hardtanh', 'huber_loss', 'kl_div', 'l1_loss', 'layer_norm',
+    'leaky_relu', 'linear', 'log_softmax', 'logsigmoid', 'margin_ranking_loss', 'max_pool1d',
+    'max_pool2d', 'mish', 'mse_loss', 'nll_loss', 'normalize', 'one_hot', 'pad',
+    'pairwise_distance', 'prelu', 'relu', 'relu6', 'selu', 'sigmoid', 'silu', 'smooth_l1_loss',
+    'softmax', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink',
+    'threshold', 'unfold',
 ]
 
 
@@ -56,8 +84,258 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """
 
 
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-x, dim)``: each slice becomes a distribution that favours small values.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, PyTorch's implicit choice (with its deprecation warning).
+    dtype : nbgrad.dtype, optional
+        Casts the input first.
+
+    Returns
+    -------
+    Tensor
+        Recorded as ``SoftmaxBackward0`` of ``NegBackward0``, as in PyTorch.
+    """
+
+
+def softsign(input):
+    """``x / (1 + |x|)``, composed of differentiable operations as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``, composed of differentiable operations as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
     """Mean squared error: ``mean((input - target)^2)``."""
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
+    """Mean absolute error: ``mean(|input - target|)``, composed as in PyTorch
+    (``AbsBackward0``, then ``MeanBackward0``/``SumBackward0``).
+
+    Parameters
+    ----------
+    input, target : Tensor
+        Broadcast together (with PyTorch's warning when their sizes differ).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'``.
+    weight : Tensor, optional
+        Per-element weights (``input``'s size); ``mean`` then divides by their sum.
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
+    target``), reduced; one ``SmoothL1LossBackward0`` node. ``beta=0`` is ``l1_loss``.
+
+    Parameters
+    ----------
+    input, target : Tensor
+    reduction : str
+    beta : float
+        Must not be negative.
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``, reduced; one
+    ``HuberLossBackward0`` node (``smooth_l1_loss`` times ``delta``).
+
+    Parameters
+    ----------
+    input, target : Tensor
+    reduction : str
+    delta : float
+        Must be positive.
+    weight : Tensor, optional
+        Per-element weights (``input``'s size); ``mean`` then averages the weighted losses.
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
+    """Binary cross-entropy of probabilities ``input`` (in ``[0, 1]``) against ``target``:
+    ``-w (t log x + (1 - t) log(1 - x))``, each log clamped at -100 as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+        Probabilities (e.g. from ``sigmoid``); outside ``[0, 1]`` is an error.
+    target : Tensor
+        ``input``'s size.
+    weight : Tensor, optional
+        Broadcast to ``input``'s shape.
+    reduction : str
+
+    Returns
+    -------
+    Tensor
+        One ``BinaryCrossEntropyBackward0`` node.
+    """
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
+    """Kullback-Leibler divergence ``target * (log(target) - input)``, ``input`` holding
+    log-probabilities (and ``target`` too with ``log_target=True``).
+
+    Parameters
+    ----------
+    input : Tensor
+        Log-probabilities.
+    target : Tensor
+        Probabilities (``0 log 0 = 0``), or log-probabilities.
+    reduction : str
+        ``'batchmean'`` (the sum over the batch size: the mathematical KL divergence),
+        ``'mean'`` (over every element, with PyTorch's warning), ``'sum'`` or ``'none'``.
+    log_target : bool
+
+    Returns
+    -------
+    Tensor
+        Composed of differentiable operations.
+    """
+
+
+def one_hot(tensor, num_classes=-1):
+    """``int64`` rows with a 1 at each class index: shape ``tensor.shape + (num_classes,)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        Class indices (int64).
+    num_classes : int
+        ``-1``: one more than the largest index.
+
+    Returns
+    -------
+    Tensor
+        Not differentiable (an integer tensor).
+    """
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim``, composed as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+    p : float
+    dim : int or tuple of int
+    eps : float
+        Keeps zero vectors zero instead of dividing by 0.
+    out : Tensor, optional
+        Written in place when given.
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together).
+
+    PyTorch's formula: each is divided by its norm first (clamped at ``eps``, outside the
+    graph, so the gradient is that of the unclamped norm), then the products are summed;
+    the result stays within ``[-1, 1]``.
+
+    Parameters
+    ----------
+    x1, x2 : Tensor
+    dim : int
+    eps : float
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    """``||x1 - x2 + eps||_p`` along the last dimension, as PyTorch computes it.
+
+    Parameters
+    ----------
+    x1, x2 : Tensor
+    p : float
+    eps : float
+        Added to the difference (a zero difference would give an undefined gradient).
+    keepdim : bool
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
+    """``max(0, -target * (input1 - input2) + margin)``, reduced: ``target`` (1 or -1) says
+    which input should rank higher.
+
+    Parameters
+    ----------
+    input1, input2, target : Tensor
+        Of the same number of dimensions (broadcast together).
+    margin : float
+    reduction : str
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
+    """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it
+    is -1 (PyTorch's formula, with 1e-12 added to each squared norm), reduced.
+
+    Parameters
+    ----------
+    input1, input2 : Tensor
+        ``(N, D)`` or ``(D,)``.
+    target : Tensor
+        ``(N,)`` or ``()``: 1 or -1.
+    margin : float
+    reduction : str
+
+    Returns
+    -------
+    Tensor
+    """
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'):

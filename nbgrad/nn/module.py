@@ -22,9 +22,10 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..core.grad_mode import no_grad
-from ..core.node import add_hook
+from ..core.node import RemovableHandle, add_hook
 from ..ops.conversion import _parse as _parse_to
 from ..tensor import Parameter, Tensor
+from .hooks import BackwardHook
 from .registry import Registry
 
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
@@ -62,6 +63,15 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
+
+
+def _register(hooks, with_kwargs_ids, hook, prepend, with_kwargs):
+    handle = add_hook(hooks, hook)
+    if with_kwargs:
+        with_kwargs_ids.add(handle.id)
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
 def _forward_unimplemented(self, *input):
@@ -112,32 +122,76 @@ class Module:
         set_("_modules", Registry(self.__dict__))
         set_("_forward_pre_hooks", OrderedDict())
         set_("_forward_hooks", OrderedDict())
+        set_("_forward_pre_hooks_with_kwargs", set())
+        set_("_forward_hooks_with_kwargs", set())
+        set_("_backward_hooks", OrderedDict())
+        set_("_backward_pre_hooks", OrderedDict())
 
     # -- calling ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks:
+        if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
     def _call_with_hooks(self, args, kwargs):
-        for hook in tuple(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
+        for key, hook in tuple(self._forward_pre_hooks.items()):
+            if key in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, self._backward_hooks, self._backward_pre_hooks)
+            args = backward_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
-        for hook in tuple(self._forward_hooks.values()):
-            result = hook(self, args, output)
+        for key, hook in tuple(self._forward_hooks.items()):
+            if key in self._forward_hooks_with_kwargs:
+                result = hook(self, args, kwargs, output)
+            else:
+                result = hook(self, args, output)
             if result is not None:
                 output = result
+        if backward_hook is not None:
+            output = backward_hook.setup_output_hook(output)
         return output
 
-    def register_forward_pre_hook(self, hook):
-        """``hook(module, args)`` runs before ``forward``; may return new args."""
-        return add_hook(self._forward_pre_hooks, hook)
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args)`` before ``forward``; it may return new args (a tuple, or
+        one value). With ``with_kwargs``: ``hook(module, args, kwargs)``, returning ``None``
+        or ``(args, kwargs)``. ``prepend``: run it before the hooks already registered."""
+        return _register(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs, hook,
+                         prepend, with_kwargs)
 
-    def register_forward_hook(self, hook):
-        """``hook(module, args, output)`` runs after ``forward``; may return a new output."""
-        return add_hook(self._forward_hooks, hook)
+    def register_forward_hook(self, hook, *, prepend: bool = False,
+                              with_kwargs: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args, output)`` after ``forward`` (``hook(module, args, kwargs,
+        output)`` with ``with_kwargs``); it may return a new output."""
+        return _register(self._forward_hooks, self._forward_hooks_with_kwargs, hook, prepend,
+                         with_kwargs)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` once the gradients with respect to
+        the module's inputs are computed; it may return a replacement ``grad_input``.
+
+        Both are tuples with one entry per positional argument (or output), ``None`` where
+        that is not a tensor or gets no gradient; as in PyTorch, the outputs are then aliases
+        recorded behind a ``BackwardHookFunctionBackward`` node (see ``nn/hooks.py``).
+        """
+        return _register(self._backward_hooks, set(), hook, prepend, False)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` once the gradients with respect to the module's
+        outputs are known; it may return a replacement ``grad_output``."""
+        return _register(self._backward_pre_hooks, set(), hook, prepend, False)
 
     # -- registration -----------------------------------------------------------------
     def register_parameter(self, name, param):

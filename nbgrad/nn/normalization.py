@@ -1,0 +1,209 @@
+"""Normalisation layers: ``BatchNorm1d/2d/3d``, ``LayerNorm`` and ``GroupNorm``.
+
+Their parameters and buffers have PyTorch's names, shapes and dtypes, so state_dicts are
+interchangeable: ``weight`` and ``bias`` (the affine map), and for batch norm the buffers
+``running_mean``, ``running_var`` and ``num_batches_tracked`` (int64). The computations are
+the operations of :mod:`nbgrad.ops.normalization` (``F.batch_norm`` ...).
+"""
+
+import numbers
+
+from .. import creation, int64
+from ..core.grad_mode import no_grad
+from . import functional as F
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
+
+
+def _affine(module, shape, affine, bias, factory):
+    """Register ``weight`` (ones) and ``bias`` (zeros), or ``None`` for the absent ones."""
+    if affine:
+        module.weight = Parameter(creation.empty(shape, **factory))
+        if bias:
+            module.bias = Parameter(creation.empty(shape, **factory))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    with no_grad():
+        if module.weight is not None:
+            module.weight.fill_(1)
+        if module.bias is not None:
+            module.bias.zero_()
+
+
+class _BatchNorm(Module):
+    """Batch normalisation over dim 1; subclasses say which input dimensions they accept."""
+
+    _dims: tuple[int, ...] = ()  # the input dimensions accepted
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device=None, dtype=None,
+                 *, bias: bool = True) -> None:
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        _affine(self, (num_features,), affine, bias, factory)
+        if track_running_stats:
+            self.register_buffer("running_mean", creation.zeros(num_features, **factory))
+            self.register_buffer("running_var", creation.ones(num_features, **factory))
+            self.register_buffer("num_batches_tracked",
+                                 creation.tensor(0, dtype=int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches tracked."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """Reset the running statistics, and the affine map to the identity."""
+        self.reset_running_stats()
+        _reset_affine(self)
+
+    def _check_input_dim(self, input):
+        if input.dim() not in self._dims:
+            wanted = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"expected {wanted} input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        """PyTorch's rules: in training the batch's statistics are used and the running ones
+        updated (``momentum=None``: their cumulative average); in evaluation the running
+        ones, unless the layer tracks none."""
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked)
+        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if keep else None,
+                            self.running_var if keep else None, self.weight, self.bias,
+                            use_batch_stats, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` input, per channel ``C``.
+
+    Parameters
+    ----------
+    num_features : int
+        ``C``.
+    eps : float
+        Added to the variance.
+    momentum : float or None
+        The running statistics' update factor; ``None``: a cumulative average.
+    affine : bool
+        Learn ``weight`` and (with ``bias=True``) ``bias``.
+    track_running_stats : bool
+        Keep running statistics (buffers) and use them in evaluation.
+    """
+
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of ``(N, C, H, W)`` input, per channel (see ``BatchNorm1d``)."""
+
+    _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of ``(N, C, D, H, W)`` input, per channel (see ``BatchNorm1d``)."""
+
+    _dims = (5,)
+
+
+class LayerNorm(Module):
+    """Normalise each sample over its trailing ``normalized_shape`` dims.
+
+    Parameters
+    ----------
+    normalized_shape : int or tuple of int
+    eps : float
+    elementwise_affine : bool
+        Learn ``weight`` (ones) and, with ``bias=True``, ``bias`` (zeros) of that shape.
+    bias : bool
+    """
+
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        _affine(self, self.normalized_shape, elementwise_affine, bias,
+                {"device": device, "dtype": dtype})
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """``weight`` ones, ``bias`` zeros."""
+        _reset_affine(self)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Normalise each sample over groups of channels.
+
+    Parameters
+    ----------
+    num_groups : int
+        Must divide ``num_channels``.
+    num_channels : int
+    eps : float
+    affine : bool
+        Learn a ``weight`` and (with ``bias=True``) ``bias`` per channel.
+    """
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
+                 affine: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        _affine(self, (num_channels,), affine, bias, {"device": device, "dtype": dtype})
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """``weight`` ones, ``bias`` zeros."""
+        _reset_affine(self)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")
