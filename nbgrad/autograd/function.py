@@ -42,6 +42,11 @@ class FunctionCtx:
     """What ``forward`` may tell ``backward``: saved tensors and flags."""
 
     def save_for_backward(self, *tensors):
+        """Save tensors for ``backward``, which reads them as ``ctx.saved_tensors``.
+
+        Saved this way (not as ``ctx.x = x``), each is checked against its version counter:
+        changing one in place before backward is the error of chapter 05.
+        """
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(
@@ -63,12 +68,17 @@ class FunctionCtx:
         return self.saved_tensors
 
     def mark_dirty(self, *tensors):
+        """Declare the tensors ``forward`` changed in place (and returns): their version moves on."""
         self.dirty_tensors = tensors
 
     def mark_non_differentiable(self, *tensors):
+        """Declare outputs that have no gradient (such as indices): they do not require grad."""
         self.non_differentiable = tensors
 
     def set_materialize_grads(self, value):
+        """Whether ``backward`` gets zeros (``True``, the default) or ``None`` for outputs
+        without a gradient.
+        """
         self.materialize_grads = bool(value)
 
 
@@ -156,6 +166,9 @@ class Function:
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
+        """The computation, on tensors, as ``forward(ctx, *args)`` (or, PyTorch 2.0 style,
+        ``forward(*args)`` with a ``setup_context(ctx, inputs, output)``); a static method.
+        """
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function."
         )
@@ -169,6 +182,9 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """The vector-Jacobian product: one gradient per ``forward`` input (``None`` for
+        inputs without one), from one gradient per output; a static method.
+        """
         raise NotImplementedError(
             "You must implement either the backward or vjp method for your custom "
             "autograd.Function to use it with backward mode AD."
@@ -192,6 +208,9 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Run ``forward`` and join its outputs to the graph with one node: how a custom
+        Function is called (``Exp.apply(x)``), never ``forward`` directly.
+        """
         new_style = cls.setup_context is not Function.setup_context
         if new_style:  # PyTorch binds forward's defaults first: they count as inputs
             args, kwargs = _with_defaults(cls.forward, args, kwargs)

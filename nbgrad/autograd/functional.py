@@ -8,6 +8,8 @@ from ..ops.methods import tensor_method
 from ..tensor import Tensor
 from . import graph
 
+__all__ = ["backward", "grad"]
+
 
 def _tensor_list(value, what):
     if isinstance(value, Tensor):

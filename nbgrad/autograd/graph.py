@@ -14,6 +14,11 @@ from ..core.node import AccumulateGrad, SavedOutput, SavedTensor, attach
 from ..core.saved import hook_stack, hooks_in_use, packed, pop_hooks, push_hooks
 from ..tensor import Tensor
 
+# PyTorch's torch.autograd.graph (the saved-tensor hooks), then how an operation joins the
+# graph, the API every op in nbgrad/ops/ uses
+__all__ = ["disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks", "edge_of",
+           "grad_accumulator", "next_edges", "record", "should_record"]
+
 NO_EDGE = (None, 0)
 
 

@@ -26,7 +26,10 @@ class ReLU(Module):
         """The text inside the parentheses of this module's repr; override it."""
 
     def forward(self, input):
-        ...
+        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+
+        Call the module rather than ``forward`` itself: the call also runs the hooks.
+        """
 
 
 class Softmax(Module):
@@ -39,7 +42,10 @@ class Softmax(Module):
         """The text inside the parentheses of this module's repr; override it."""
 
     def forward(self, input):
-        ...
+        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+
+        Call the module rather than ``forward`` itself: the call also runs the hooks.
+        """
 
 
 class LogSoftmax(Module):
@@ -52,7 +58,10 @@ class LogSoftmax(Module):
         """The text inside the parentheses of this module's repr; override it."""
 
     def forward(self, input):
-        ...
+        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+
+        Call the module rather than ``forward`` itself: the call also runs the hooks.
+        """
 
 
 class Softmin(Module):
@@ -65,7 +74,10 @@ class Softmin(Module):
         """The text inside the parentheses of this module's repr; override it."""
 
     def forward(self, input):
-        ...
+        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+
+        Call the module rather than ``forward`` itself: the call also runs the hooks.
+        """
 
 
 class _Activation(Module):
@@ -81,7 +93,10 @@ class _Activation(Module):
         """The text inside the parentheses of this module's repr; override it."""
 
     def forward(self, input):
-        ...
+        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+
+        Call the module rather than ``forward`` itself: the call also runs the hooks.
+        """
 
 
 class LeakyReLU(_Activation):
@@ -486,7 +501,10 @@ class PReLU(Module):
         """The text inside the parentheses of this module's repr; override it."""
 
     def forward(self, input):
-        ...
+        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+
+        Call the module rather than ``forward`` itself: the call also runs the hooks.
+        """
 
     def reset_parameters(self):
         """Set every slope back to ``init``."""

@@ -38,6 +38,7 @@ class Sequential(Module):
                 self.add_module(str(idx), module)
 
     def forward(self, input):
+        """Apply the modules in order, each to the previous one's output."""
         for module in self._modules.values():
             input = module(input)
         return input
@@ -73,15 +74,18 @@ class Sequential(Module):
         return Sequential(*self, *other)
 
     def append(self, module):
+        """Add ``module`` at the end; returns the Sequential."""
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, sequential):
+        """Add each module of ``sequential`` at the end; returns the Sequential."""
         for layer in sequential:
             self.append(layer)
         return self
 
     def insert(self, index, module):
+        """Insert ``module`` at position ``index`` (negative counts from the end)."""
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
@@ -132,16 +136,19 @@ class ModuleList(Module):
         return self.extend(modules)
 
     def append(self, module):
+        """Add ``module`` at the end; returns the list."""
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules):
+        """Add each module of ``modules`` (an iterable) at the end; returns the list."""
         offset = len(self)
         for i, module in enumerate(modules):
             self.add_module(str(offset + i), module)
         return self
 
     def insert(self, index, module):
+        """Insert ``module`` before position ``index``."""
         for i in range(len(self._modules), index, -1):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module

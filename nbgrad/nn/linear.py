@@ -45,6 +45,9 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Initialise ``weight`` and ``bias`` as PyTorch does: uniform on ``[-1/sqrt(in), 1/sqrt(in)]``
+        (``kaiming_uniform_`` with ``a=sqrt(5)``).
+        """
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)

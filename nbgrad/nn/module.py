@@ -75,6 +75,10 @@ def _register(hooks, with_kwargs_ids, hook, prepend, with_kwargs):
 
 
 def _forward_unimplemented(self, *input):
+    """The computation of the module, run by ``module(*input)``: every subclass defines it.
+
+    Call the module rather than ``forward`` itself: the call also runs the hooks.
+    """
     raise NotImplementedError(
         f'Module [{type(self).__name__}] is missing the required "forward" function'
     )
@@ -195,6 +199,19 @@ class Module:
 
     # -- registration -----------------------------------------------------------------
     def register_parameter(self, name, param):
+        """Add ``param`` (a ``Parameter``, or ``None``) as the parameter ``name``.
+
+        Parameters
+        ----------
+        name : str
+            Not empty, without ``.``, and not an attribute the module already has.
+        param : Parameter or None
+
+        Raises
+        ------
+        TypeError, KeyError
+            As PyTorch: for a plain tensor, a bad name, or a name already taken.
+        """
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -245,6 +262,9 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name, module):
+        """Add ``module`` (or ``None``) as the child ``name``: its parameters become this
+        module's, under ``name.``. ``register_module`` is the same.
+        """
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -369,10 +389,12 @@ class Module:
                                             remove_duplicate)
 
     def modules(self, remove_duplicate=True):
+        """Every module of the tree, this one first, each once (``named_modules`` without names)."""
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     def named_children(self):
+        """``(name, module)`` of the direct children, each once."""
         seen = set()
         for name, module in self._modules.items():
             if module is not None and module not in seen:
@@ -380,6 +402,7 @@ class Module:
                 yield name, module
 
     def children(self):
+        """The direct children, each once."""
         for _, module in self.named_children():
             yield module
 
@@ -401,18 +424,39 @@ class Module:
                                        remove_duplicate)
 
     def parameters(self, recurse=True):
+        """Every parameter of this module and (``recurse=True``) its submodules, each once:
+        what an optimizer takes.
+
+        Parameters
+        ----------
+        recurse : bool
+            Include the submodules' parameters.
+
+        Returns
+        -------
+        iterator of Parameter
+        """
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(dotted name, buffer)`` of every buffer (such as ``running_mean``), each once."""
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                        remove_duplicate)
 
     def buffers(self, recurse=True):
+        """Every buffer of this module and (``recurse=True``) its submodules, each once."""
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
     def get_submodule(self, target):
+        """The submodule at the dotted path ``target`` (``""`` is this module).
+
+        Raises
+        ------
+        AttributeError
+            A part of the path is missing, or is not a module.
+        """
         if target == "":
             return self
         module = self
@@ -425,6 +469,13 @@ class Module:
         return module
 
     def get_parameter(self, target):
+        """The parameter at the dotted path ``target`` (``"0.weight"``).
+
+        Raises
+        ------
+        AttributeError
+            The path is missing, or names something that is not a ``Parameter``.
+        """
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
         if not hasattr(module, name):
@@ -443,6 +494,11 @@ class Module:
 
     # -- modes and gradients ----------------------------------------------------------
     def train(self, mode=True):
+        """Set training mode (``mode=True``) on this module and every submodule; returns it.
+
+        Layers such as ``Dropout`` and ``BatchNorm`` behave differently in training and in
+        evaluation. It does not turn gradients on or off (that is ``no_grad``, chapter 02).
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -451,14 +507,19 @@ class Module:
         return self
 
     def eval(self):
+        """Evaluation mode: ``train(False)``. Gradients are still recorded (use ``no_grad``)."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` on every parameter (``False`` freezes the module); returns it."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
+        """Clear every parameter's ``.grad``: ``None`` (``set_to_none=True``, the default, as
+        in PyTorch 2.x) or zeros in place.
+        """
         for p in self.parameters():
             clear_grad(p, set_to_none)
 
@@ -591,18 +652,23 @@ class Module:
         return self._apply(convert)
 
     def cpu(self):
+        """Move every parameter and buffer to the CPU (NumPy); returns the module."""
         return self._apply(lambda t: t.cpu())
 
     def cuda(self, device=None):
+        """Move every parameter and buffer to a CUDA device (CuPy); returns the module."""
         return self._apply(lambda t: t.cuda(device))
 
     def float(self):
+        """Cast the floating-point parameters and buffers to float32; returns the module."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self):
+        """Cast the floating-point parameters and buffers to float64; returns the module."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self):
+        """Cast the floating-point parameters and buffers to float16; returns the module."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     # -- printing ---------------------------------------------------------------------
