@@ -15,13 +15,14 @@ Reading order: ``optimizer.py`` (groups and state), ``sgd.py``, ``adam.py``,
 """
 
 from .. import missing as _missing
+from . import lr_scheduler
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
 
 
 # A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
