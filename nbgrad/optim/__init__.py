@@ -1,4 +1,5 @@
-"""Optimizers with PyTorch's API and update rules: ``SGD``, ``Adam``, ``AdamW``.
+"""Optimizers with PyTorch's API and update rules: ``SGD``, ``Adam``, ``AdamW``,
+``RMSprop``, ``Adagrad``; learning-rate schedules in ``lr_scheduler``.
 
     >>> import nbgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0, -2.0]))
@@ -9,15 +10,19 @@
     Parameter containing:
     tensor([ 0.8000, -1.6000], requires_grad=True)
 
-Reading order: ``optimizer.py`` (groups and state), ``sgd.py``, ``adam.py``.
+Reading order: ``optimizer.py`` (groups and state), ``sgd.py``, ``adam.py``,
+``rmsprop.py``, ``adagrad.py``; then ``lr_scheduler.py``.
 """
 
 from .. import missing as _missing
+from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
 
 
 # A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).

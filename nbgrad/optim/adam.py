@@ -133,16 +133,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
             else:
                 g = g + weight_decay * p
 
-        # m.lerp_(g, 1 - beta1), with PyTorch's two forms (the accurate one for each weight)
-        weight = 1 - beta1
-        if abs(weight) < 0.5:
-            delta = g - m
-            delta *= weight
-            m += delta
-        else:
-            delta = g - m
-            delta *= 1 - weight
-            xp.subtract(g, delta, out=m)
+        lerp_(m, g, 1 - beta1)
         # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
         v *= beta2
         square = g * (1 - beta2)
@@ -170,3 +161,18 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         exp_avgs[i]._bump_version()
         exp_avg_sqs[i]._bump_version()
         param._bump_version()
+
+
+def lerp_(start, end, weight):
+    """``start.lerp_(end, weight)`` on arrays: ``start += weight * (end - start)``, in place.
+
+    PyTorch's two forms, the accurate one for each weight (``end - (1 - weight) * (end -
+    start)`` when ``weight >= 0.5``), so that running averages round as PyTorch's do.
+    """
+    delta = end - start
+    if abs(weight) < 0.5:
+        delta *= weight
+        start += delta
+    else:
+        delta *= 1 - weight
+        array_module(start).subtract(end, delta, out=start)
