@@ -816,13 +816,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """
     x = tensor_operand(input, "prelu")
     w = tensor_operand(weight, "prelu", 2, "weight")
+    channels = x.shape[1] if x.dim() >= 2 else 1
+    if w.numel() != 1 and w.numel() != channels:  # checked first, as PyTorch does
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {w.numel()} and channel size = {channels}.")
     if w.dim() > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {w.dim()}")
-    channels = x.shape[1] if x.dim() >= 2 else 1
-    if w.numel() != 1 and w.numel() != channels:
-        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
-                           f"parameter numbers = {w.numel()} and channel size = {channels}.")
     if x._data.dtype.kind != "f":
         raise NotImplementedError(
             f"\"prelu_cpu\" not implemented for '{dtypes.scalar_type_name(x._data.dtype)}'")
