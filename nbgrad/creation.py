@@ -149,7 +149,27 @@ def _refuse_values(values):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new leaf tensor holding a copy of ``data`` (numbers, nested lists, arrays)."""
+    """A new leaf tensor holding a copy of ``data``.
+
+    Parameters
+    ----------
+    data : number, nested sequence, NumPy array or Tensor
+        Always copied (``as_tensor`` and ``from_numpy`` share memory instead). From a
+        tensor PyTorch warns and suggests ``t.detach().clone()``, and so does nbgrad.
+    dtype : nbgrad.dtype, optional
+        Default: inferred as PyTorch does (Python floats give the default dtype, ints
+        ``int64``, bools ``bool``; a NumPy array keeps its dtype).
+    device : str or nbgrad.device, optional
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+    pin_memory : bool
+        Accepted for PyTorch's signature; it changes nothing here.
+
+    Returns
+    -------
+    Tensor
+        A leaf (``grad_fn is None``), whatever ``data`` was.
+    """
     dtype = _keywords("tensor", dtype, device, requires_grad)
     if isinstance(data, Tensor):
         warnings.warn(
@@ -337,17 +357,71 @@ def _ones(xp, shape, np_dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    """A tensor of zeros of shape ``size`` (sizes, or one sequence of them)."""
+    """A tensor of zeros of shape ``size``.
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros(nbgrad.Size([2, 3]))``
+        are the same; ``zeros()`` is 0-d.
+    dtype : nbgrad.dtype, optional
+        Default: ``nbgrad.get_default_dtype()`` (float32).
+    device : str or nbgrad.device, optional
+        ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy); default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only, as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
     return _filled("zeros", _zeros, _size(size, "zeros"), dtype, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    """A tensor of ones of shape ``size`` (sizes, or one sequence of them)."""
+    """A tensor of ones of shape ``size``.
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``ones(2, 3)``, ``ones((2, 3))`` and ``ones(nbgrad.Size([2, 3]))``
+        are the same; ``ones()`` is 0-d.
+    dtype : nbgrad.dtype, optional
+        Default: ``nbgrad.get_default_dtype()`` (float32).
+    device : str or nbgrad.device, optional
+        ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy); default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only, as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
     return _filled("ones", _ones, _size(size, "ones"), dtype, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    """An uninitialised tensor of shape ``size``: its values are whatever the memory held."""
+    """A tensor of shape ``size`` whose values are not meant to be read before written.
+
+    PyTorch leaves the memory as it is; nbgrad fills zeros (NumPy's ``empty`` would hand
+    back old data, which makes tests irreproducible).
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``empty(2, 3)``, ``empty((2, 3))`` and ``empty(nbgrad.Size([2, 3]))``
+        are the same; ``empty()`` is 0-d.
+    dtype : nbgrad.dtype, optional
+        Default: ``nbgrad.get_default_dtype()`` (float32).
+    device : str or nbgrad.device, optional
+        ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy); default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only, as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
     return _filled("empty", _zeros, _size(size, "empty"), dtype, device, requires_grad)
 
 
@@ -365,7 +439,22 @@ def _number(value, op, name, position):
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """A tensor of shape ``size`` filled with ``fill_value`` (its dtype follows the value)."""
+    """A tensor of shape ``size`` filled with ``fill_value``.
+
+    Parameters
+    ----------
+    size : sequence of int
+        The shape, as one sequence (``full((2, 3), 7.0)``).
+    fill_value : number
+        Its type sets the dtype when ``dtype`` is not given, as in PyTorch: a bool gives
+        ``bool``, an int ``int64``, a float the default dtype.
+    dtype, device, requires_grad
+        As for ``zeros``.
+
+    Returns
+    -------
+    Tensor
+    """
     return _full("full", size, fill_value, dtype, device, requires_grad)
 
 

@@ -71,9 +71,30 @@ def warn_if_scalar_of_grad(t, stacklevel=2):
 
 
 class Tensor:
-    """An array of numbers that autograd can differentiate through (the module docstring
-    lists its fields). Make one with ``nbgrad.tensor(data)``, ``nbgrad.zeros(shape)``, ...;
-    its methods are the operations of ``nbgrad.ops`` and the fields' accessors below."""
+    """An array of numbers that autograd can differentiate through: PyTorch's ``Tensor``
+    on a NumPy (CPU) or CuPy (GPU) array.
+
+    Make one with ``nbgrad.tensor(data)``, ``nbgrad.zeros(shape)``, ``nbgrad.randn(...)``
+    and the other creation functions (``nbgrad.Tensor(data)`` is PyTorch's legacy
+    constructor, float32 always). Its methods are the operations of ``nbgrad.ops``; the
+    module docstring lists the fields behind the attributes below.
+
+    Attributes
+    ----------
+    data : Tensor
+        The same values outside the graph, without the version check (chapter 07).
+    dtype, shape, device
+        What it holds and where; ``shape`` is an ``nbgrad.Size``.
+    requires_grad : bool
+        Whether autograd records operations on it (chapter 02).
+    grad : Tensor or None
+        The accumulated gradient: leaves, and non-leaves that called ``retain_grad()``
+        (chapter 03).
+    grad_fn : Node or None
+        The backward node that made it; ``None`` for a leaf (chapter 00).
+    is_leaf : bool
+        Made by the user, not by a recorded operation.
+    """
 
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_grad",
@@ -400,7 +421,15 @@ class Tensor:
 
     # -- conversions ------------------------------------------------------------------
     def item(self):
-        """The value of a one-element tensor as a Python number."""
+        """The value of a one-element tensor as a Python number (``float``, ``int`` or
+        ``bool``), outside the graph.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor has other than one element: ``a Tensor with 3 elements cannot be
+            converted to Scalar``.
+        """
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"

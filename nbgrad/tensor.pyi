@@ -37,9 +37,29 @@ def warn_if_scalar_of_grad(t, stacklevel=2):
 
 
 class Tensor:
-    """An array of numbers that autograd can differentiate through (the module docstring
-    lists its fields). Make one with ``nbgrad.tensor(data)``, ``nbgrad.zeros(shape)``, ...;
-    its methods are the operations of ``nbgrad.ops`` and the fields' accessors below.
+    """An array of numbers that autograd can differentiate through: PyTorch's ``Tensor``
+    on a NumPy (CPU) or CuPy (GPU) array.
+
+    Make one with ``nbgrad.tensor(data)``, ``nbgrad.zeros(shape)``, ``nbgrad.randn(...)``
+    and the other creation functions (``nbgrad.Tensor(data)`` is PyTorch's legacy
+    constructor, float32 always). Its methods are the operations of ``nbgrad.ops``; the
+    module docstring lists the fields behind the attributes below.
+
+    Attributes
+    ----------
+    data : Tensor
+        The same values outside the graph, without the version check (chapter 07).
+    dtype, shape, device
+        What it holds and where; ``shape`` is an ``nbgrad.Size``.
+    requires_grad : bool
+        Whether autograd records operations on it (chapter 02).
+    grad : Tensor or None
+        The accumulated gradient: leaves, and non-leaves that called ``retain_grad()``
+        (chapter 03).
+    grad_fn : Node or None
+        The backward node that made it; ``None`` for a leaf (chapter 00).
+    is_leaf : bool
+        Made by the user, not by a recorded operation.
     """
 
     _data: Any
@@ -1431,7 +1451,15 @@ class Tensor:
         """Where the elements are NaN, as a bool tensor."""
 
     def item(self):
-        """The value of a one-element tensor as a Python number."""
+        """The value of a one-element tensor as a Python number (``float``, ``int`` or
+        ``bool``), outside the graph.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor has other than one element: ``a Tensor with 3 elements cannot be
+            converted to Scalar``.
+        """
 
     def kron(self, other):
         """The Kronecker product: every element of ``input`` times a whole block ``other``.
@@ -1659,8 +1687,25 @@ class Tensor:
         """The larger of the two, element by element (a tie splits the gradient in half)."""
 
     def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-        """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch);
-        ``axis=`` and ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``.
+        """The mean of all elements, or along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating (or ``dtype=`` floating): integer input is PyTorch's error.
+        dim : int or tuple of int, optional
+            The dimensions averaged away; all of them when omitted.
+        keepdim : bool
+            Keep them with size 1.
+        dtype : nbgrad.dtype, optional
+            Cast before averaging.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim``.
+
+        Returns
+        -------
+        Tensor
+            ``nan`` over no elements, as in PyTorch.
         """
 
     def median(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
@@ -2084,7 +2129,19 @@ class Tensor:
         """Set ``requires_grad`` of a leaf, in place, and return the tensor (chapter 02)."""
 
     def reshape(self, *shape):
-        """Another shape: a view when the strides allow, else a copy."""
+        """Another shape: a view when the strides allow it, else a copy.
+
+        Parameters
+        ----------
+        input : Tensor
+        *shape : int, or one sequence of ints
+            As for ``view``, one dimension may be ``-1``.
+
+        Returns
+        -------
+        Tensor
+            As PyTorch, do not rely on whether it shares memory with ``input``.
+        """
 
     def reshape_as(self, other):
         """``reshape(other.shape)``."""
@@ -2346,8 +2403,26 @@ class Tensor:
         """``input - alpha * other``, broadcast; a number on either side."""
 
     def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-        """The sum of all elements, or along ``dim`` (integers sum to int64); ``axis=`` and
-        ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``.
+        """The sum of all elements, or along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of int, optional
+            The dimensions summed away; all of them when omitted (``SumBackward0``), the
+            given ones otherwise (``SumBackward1``).
+        keepdim : bool
+            Keep the summed dimensions with size 1.
+        dtype : nbgrad.dtype, optional
+            Cast before summing. Without it, bool and integer tensors sum to int64, as in
+            PyTorch.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            The gradient of each element is the incoming gradient, broadcast back.
         """
 
     def sum_to_size(self, *size):
@@ -2597,7 +2672,27 @@ class Tensor:
         """
 
     def view(self, *shape):
-        """The same storage seen with another shape (one dimension may be -1)."""
+        """The same storage seen with another shape: no copy, and a view of ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+        *shape : int, or one sequence of ints
+            The new shape, with as many elements; one dimension may be ``-1`` (inferred).
+            PyTorch's ``view(dtype)``, which reinterprets the bytes, is not implemented.
+
+        Returns
+        -------
+        Tensor
+            Shares storage and version counter with ``input`` (chapter 05); its
+            ``grad_fn`` is ``ViewBackward0``.
+
+        Raises
+        ------
+        RuntimeError
+            The strides do not allow it (``view size is not compatible with input tensor's
+            size and stride``): use ``reshape``, which copies then.
+        """
 
     def view_as(self, other):
         """``view(other.shape)``."""

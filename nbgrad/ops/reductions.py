@@ -74,8 +74,27 @@ def _add_reduce(data, axis, dtype, keepdims):
 
 @op(SumBackward0, SumBackward1)
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-    """The sum of all elements, or along ``dim`` (integers sum to int64); ``axis=`` and
-    ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``."""
+    """The sum of all elements, or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int, optional
+        The dimensions summed away; all of them when omitted (``SumBackward0``), the
+        given ones otherwise (``SumBackward1``).
+    keepdim : bool
+        Keep the summed dimensions with size 1.
+    dtype : nbgrad.dtype, optional
+        Cast before summing. Without it, bool and integer tensors sum to int64, as in
+        PyTorch.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        The gradient of each element is the incoming gradient, broadcast back.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("sum", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "sum")
@@ -123,8 +142,26 @@ class MeanBackward1(Node):
 
 @op(MeanBackward0, MeanBackward1)
 def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-    """The mean of all elements, or along ``dim`` (nan over no elements, as in PyTorch);
-    ``axis=`` and ``keepdims=`` are NumPy's spellings of ``dim=`` and ``keepdim=``."""
+    """The mean of all elements, or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating (or ``dtype=`` floating): integer input is PyTorch's error.
+    dim : int or tuple of int, optional
+        The dimensions averaged away; all of them when omitted.
+    keepdim : bool
+        Keep them with size 1.
+    dtype : nbgrad.dtype, optional
+        Cast before averaging.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim``.
+
+    Returns
+    -------
+    Tensor
+        ``nan`` over no elements, as in PyTorch.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("mean", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "mean")

@@ -67,7 +67,27 @@ class ViewBackward0(Node):
 
 @op(ViewBackward0, export=False)
 def view(input, *shape):
-    """The same storage seen with another shape (one dimension may be -1)."""
+    """The same storage seen with another shape: no copy, and a view of ``input``.
+
+    Parameters
+    ----------
+    input : Tensor
+    *shape : int, or one sequence of ints
+        The new shape, with as many elements; one dimension may be ``-1`` (inferred).
+        PyTorch's ``view(dtype)``, which reinterprets the bytes, is not implemented.
+
+    Returns
+    -------
+    Tensor
+        Shares storage and version counter with ``input`` (chapter 05); its
+        ``grad_fn`` is ``ViewBackward0``.
+
+    Raises
+    ------
+    RuntimeError
+        The strides do not allow it (``view size is not compatible with input tensor's
+        size and stride``): use ``reshape``, which copies then.
+    """
     x = tensor_operand(input, "view")
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         raise NotImplementedError("view(dtype) is not supported by nbgrad")
@@ -89,7 +109,19 @@ class UnsafeViewBackward0(ViewBackward0):
 
 @op(UnsafeViewBackward0)
 def reshape(input, *shape):
-    """Another shape: a view when the strides allow, else a copy."""
+    """Another shape: a view when the strides allow it, else a copy.
+
+    Parameters
+    ----------
+    input : Tensor
+    *shape : int, or one sequence of ints
+        As for ``view``, one dimension may be ``-1``.
+
+    Returns
+    -------
+    Tensor
+        As PyTorch, do not rely on whether it shares memory with ``input``.
+    """
     x = tensor_operand(input, "reshape")
     shape = _infer_shape(_shape_arg(shape), x._data.size)
     data = x._data.view()
