@@ -10,6 +10,8 @@ Where to read: ``tensor.py`` (what a tensor holds), ``autograd/`` (the graph and
 engine), ``ops/`` (each operation, one block with its derivative), ``nn/`` and ``optim/``.
 """
 
+from __future__ import annotations
+
 from types import ModuleType as _ModuleType
 
 from . import warn

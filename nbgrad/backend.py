@@ -4,6 +4,8 @@ Every operation computes with the array module of its inputs (``array_module``),
 same code runs on either device and nothing is copied between them behind your back.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 try:  # CuPy is optional: the ``cuda12`` extra installs it.

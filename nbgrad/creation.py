@@ -5,6 +5,8 @@ Every creation function takes PyTorch's keywords ``dtype=``, ``device=`` and
 the others are built with NumPy and then moved to the device.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
 

@@ -1,5 +1,7 @@
 """``nbgrad.cuda``: is a GPU usable here, and how many."""
 
+from __future__ import annotations
+
 from . import missing as _missing
 from .backend import cuda_device_count, cuda_is_available
 

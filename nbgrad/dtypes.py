@@ -10,6 +10,8 @@ which differ from NumPy's in two places that matter for training:
   (``float32 [3]`` + ``float64 []`` is float32), and ``int64 + float32`` is float32.
 """
 
+from __future__ import annotations
+
 import builtins
 
 import numpy as np

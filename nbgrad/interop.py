@@ -17,6 +17,8 @@ whole objects (state_dicts, optimizer state) between nbgrad and PyTorch.
   nbgrad's layers have PyTorch's parameter names, shapes and layouts, so the keys match.
 """
 
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np

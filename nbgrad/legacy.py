@@ -19,6 +19,8 @@ cannot import). Only these constructors come through it: nbgrad's own code makes
 with ``Tensor._make``, which never calls ``Tensor.__new__``.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from . import backend, dtypes

@@ -6,6 +6,8 @@ PyTorch composes them, so that the ``grad_fn`` and the gradients are PyTorch's. 
 spectral and nuclear norms (``ord`` = 2, -2, 'nuc') need the SVD, which nbgrad lacks.
 """
 
+from __future__ import annotations
+
 import math
 
 from . import missing as _missing

@@ -9,6 +9,8 @@ after the ordinary lookup failed (it costs nothing on the names that exist). It 
 ``tools/list_torch_names.py``, and says which case it is.
 """
 
+from __future__ import annotations
+
 import functools
 import json
 import pathlib

@@ -5,6 +5,8 @@ directly: one formatter picks integer, fixed or scientific notation for the whol
 then rows are laid out within ``linewidth`` and long tensors are summarized with ``...``.
 """
 
+from __future__ import annotations
+
 import math
 from dataclasses import dataclass
 

@@ -21,6 +21,8 @@ view, a Parameter and its ``state_dict()`` entry) come back as separate copies, 
 PyTorch would keep them sharing. ``.grad`` is not saved (nor by PyTorch).
 """
 
+from __future__ import annotations
+
 import contextlib
 import io
 import json

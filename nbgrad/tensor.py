@@ -29,6 +29,8 @@ the class where it is defined (``nbgrad/ops/declare.py``). ``tensor.pyi`` lists 
 with their signatures, for IDEs; a test keeps it in step.
 """
 
+from __future__ import annotations
+
 import warnings
 import weakref
 from copy import deepcopy as _deepcopy

@@ -5,6 +5,8 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 """
 
 from typing import Any
+import builtins
+from nbgrad.random.generator import Generator
 
 IN_CUSTOM_FUNCTION: str
 MULTI_OUTPUT_NODE: str
@@ -356,7 +358,7 @@ class Tensor:
     def abs_(self):
         """In place ``abs``: changes this tensor and bumps its version (chapter 05)."""
 
-    def acos(self):
+    def acos(self) -> Tensor:
         """The inverse cosine of each element, in ``[0, pi]`` (``nan`` outside ``[-1, 1]``).
 
         Parameters
@@ -368,10 +370,10 @@ class Tensor:
         Tensor
         """
 
-    def acos_(self):
+    def acos_(self) -> Tensor:
         """In place ``acos``: changes this tensor and bumps its version (chapter 05)."""
 
-    def acosh(self):
+    def acosh(self) -> Tensor:
         """The inverse hyperbolic cosine of each element (``nan`` below 1).
 
         Parameters
@@ -383,7 +385,7 @@ class Tensor:
         Tensor
         """
 
-    def acosh_(self):
+    def acosh_(self) -> Tensor:
         """In place ``acosh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
 
     def add(self, other, *, alpha=1):
@@ -410,7 +412,7 @@ class Tensor:
         ``keepdims=``: NumPy's spellings).
         """
 
-    def aminmax(self, *, dim=None, keepdim=False):
+    def aminmax(self, *, dim: builtins.int | None = None, keepdim: builtins.bool = False):
         """``(min, max)`` of all elements, or along ``dim``.
 
         Parameters
@@ -430,7 +432,7 @@ class Tensor:
         (``axis=``, ``keepdims=``: NumPy's spellings).
         """
 
-    def arccos(self):
+    def arccos(self) -> Tensor:
         """The inverse cosine of each element, in ``[0, pi]`` (``nan`` outside ``[-1, 1]``).
 
         Parameters
@@ -442,7 +444,7 @@ class Tensor:
         Tensor
         """
 
-    def arccosh(self):
+    def arccosh(self) -> Tensor:
         """The inverse hyperbolic cosine of each element (``nan`` below 1).
 
         Parameters
@@ -454,7 +456,7 @@ class Tensor:
         Tensor
         """
 
-    def arcsin(self):
+    def arcsin(self) -> Tensor:
         """The inverse sine of each element, in ``[-pi/2, pi/2]`` (``nan`` outside ``[-1, 1]``).
 
         Parameters
@@ -466,7 +468,7 @@ class Tensor:
         Tensor
         """
 
-    def arcsinh(self):
+    def arcsinh(self) -> Tensor:
         """The inverse hyperbolic sine of each element.
 
         Parameters
@@ -478,7 +480,7 @@ class Tensor:
         Tensor
         """
 
-    def arctan(self):
+    def arctan(self) -> Tensor:
         """The inverse tangent of each element, in ``(-pi/2, pi/2)``.
 
         Parameters
@@ -490,7 +492,7 @@ class Tensor:
         Tensor
         """
 
-    def arctan2(self, other):
+    def arctan2(self, other: Tensor) -> Tensor:
         """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant.
 
         Parameters
@@ -506,7 +508,7 @@ class Tensor:
             In ``[-pi, pi]``; floating point.
         """
 
-    def arctanh(self):
+    def arctanh(self) -> Tensor:
         """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
 
         Parameters
@@ -528,7 +530,7 @@ class Tensor:
         ``keepdims=``: NumPy's spellings).
         """
 
-    def argsort(self, dim=-1, descending=False, *, stable=False):
+    def argsort(self, dim: builtins.int = -1, descending: builtins.bool = False, *, stable: builtins.bool = False) -> Tensor:
         """The indices that sort ``input`` along ``dim``: ``sort(...).indices``.
 
         Parameters
@@ -545,7 +547,7 @@ class Tensor:
             int64, shaped like ``input``; not differentiable.
         """
 
-    def argwhere(self):
+    def argwhere(self) -> Tensor:
         """``nonzero(input)``: the indices of the nonzero elements, one row each.
 
         Parameters
@@ -558,7 +560,7 @@ class Tensor:
             int64 of shape ``(count, input.ndim)``.
         """
 
-    def asin(self):
+    def asin(self) -> Tensor:
         """The inverse sine of each element, in ``[-pi/2, pi/2]`` (``nan`` outside ``[-1, 1]``).
 
         Parameters
@@ -570,10 +572,10 @@ class Tensor:
         Tensor
         """
 
-    def asin_(self):
+    def asin_(self) -> Tensor:
         """In place ``asin``: changes this tensor and bumps its version (chapter 05)."""
 
-    def asinh(self):
+    def asinh(self) -> Tensor:
         """The inverse hyperbolic sine of each element.
 
         Parameters
@@ -585,10 +587,10 @@ class Tensor:
         Tensor
         """
 
-    def asinh_(self):
+    def asinh_(self) -> Tensor:
         """In place ``asinh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
 
-    def atan(self):
+    def atan(self) -> Tensor:
         """The inverse tangent of each element, in ``(-pi/2, pi/2)``.
 
         Parameters
@@ -600,7 +602,7 @@ class Tensor:
         Tensor
         """
 
-    def atan2(self, other):
+    def atan2(self, other: Tensor) -> Tensor:
         """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant.
 
         Parameters
@@ -616,13 +618,13 @@ class Tensor:
             In ``[-pi, pi]``; floating point.
         """
 
-    def atan2_(self, other):
+    def atan2_(self, other: Tensor) -> Tensor:
         """In place ``atan2``: changes this tensor and bumps its version (chapter 05)."""
 
-    def atan_(self):
+    def atan_(self) -> Tensor:
         """In place ``atan``: changes this tensor and bumps its version (chapter 05)."""
 
-    def atanh(self):
+    def atanh(self) -> Tensor:
         """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
 
         Parameters
@@ -634,13 +636,13 @@ class Tensor:
         Tensor
         """
 
-    def atanh_(self):
+    def atanh_(self) -> Tensor:
         """In place ``atanh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01)."""
 
-    def bernoulli(self, p=None, *, generator=None):
+    def bernoulli(self, p: builtins.float | None = None, *, generator: Generator | None = None) -> Tensor:
         """Ones with the probabilities in ``input`` (zeros otherwise), of ``input``'s dtype.
 
         Parameters
@@ -659,7 +661,7 @@ class Tensor:
             The samples; with ``input`` requiring grad, ``BernoulliBackward0`` (a zero gradient).
         """
 
-    def bernoulli_(self, p=0.5, *, generator=None):
+    def bernoulli_(self, p: builtins.float | Tensor = 0.5, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with ones, each with probability ``p``, and zeros.
 
         Parameters
@@ -681,7 +683,7 @@ class Tensor:
     def bool(self):
         """``to(nbgrad.bool)``."""
 
-    def broadcast_to(self, size):
+    def broadcast_to(self, size: tuple[builtins.int, ...]) -> Tensor:
         """``input.expand(size)``: a view broadcast to ``size`` (-1 keeps a dimension).
 
         Parameters
@@ -694,7 +696,7 @@ class Tensor:
         Tensor
         """
 
-    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    def cauchy_(self, median: builtins.float = 0.0, sigma: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with samples of the Cauchy distribution (``median``, scale ``sigma`` > 0).
 
         Returns
@@ -709,7 +711,7 @@ class Tensor:
     def ceil_(self):
         """In place ``ceil``: changes this tensor and bumps its version (chapter 05)."""
 
-    def chunk(self, chunks, dim=0):
+    def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """``input`` cut along ``dim`` into at most ``chunks`` views of equal size (the last may
         be smaller; there may be fewer), as ``split(ceil(size / chunks))``.
 
@@ -736,7 +738,7 @@ class Tensor:
     def clamp_(self, min=None, max=None):
         """In place ``clamp``: changes this tensor and bumps its version (chapter 05)."""
 
-    def clamp_max(self, max):
+    def clamp_max(self, max: Tensor | builtins.float) -> Tensor:
         """Each element at most ``max``: ``clamp(input, max=max)``, with PyTorch's own nodes.
 
         Parameters
@@ -750,10 +752,10 @@ class Tensor:
         Tensor
         """
 
-    def clamp_max_(self, max):
+    def clamp_max_(self, max: Tensor | builtins.float) -> Tensor:
         """In place ``clamp_max``: changes this tensor and bumps its version (chapter 05)."""
 
-    def clamp_min(self, min):
+    def clamp_min(self, min: Tensor | builtins.float) -> Tensor:
         """Each element at least ``min``: ``clamp(input, min=min)``, with PyTorch's own nodes.
 
         Parameters
@@ -767,7 +769,7 @@ class Tensor:
         Tensor
         """
 
-    def clamp_min_(self, min):
+    def clamp_min_(self, min: Tensor | builtins.float) -> Tensor:
         """In place ``clamp_min``: changes this tensor and bumps its version (chapter 05)."""
 
     def clip(self, min=None, max=None):
@@ -792,7 +794,7 @@ class Tensor:
     def cos_(self):
         """In place ``cos``: changes this tensor and bumps its version (chapter 05)."""
 
-    def cosh(self):
+    def cosh(self) -> Tensor:
         """The hyperbolic cosine of each element.
 
         Parameters
@@ -804,10 +806,10 @@ class Tensor:
         Tensor
         """
 
-    def cosh_(self):
+    def cosh_(self) -> Tensor:
         """In place ``cosh``: changes this tensor and bumps its version (chapter 05)."""
 
-    def count_nonzero(self, dim=None, *, axis=None):
+    def count_nonzero(self, dim=None, *, axis=None) -> Tensor:
         """How many elements are nonzero, over all elements or along ``dim``.
 
         Parameters
@@ -828,7 +830,7 @@ class Tensor:
     def cuda(self, device=None):
         """This tensor on a GPU (CuPy)."""
 
-    def cummax(self, dim=None, *, axis=None):
+    def cummax(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None):
         """The running maximum along ``dim`` and the index where each was found.
 
         Parameters
@@ -843,7 +845,7 @@ class Tensor:
             ``(values, indices)``; a tie gives the later index; a NaN, once met, stays.
         """
 
-    def cummin(self, dim=None, *, axis=None):
+    def cummin(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None):
         """The running minimum along ``dim`` and the index where each was found.
 
         Parameters
@@ -858,7 +860,7 @@ class Tensor:
             ``(values, indices)``; a tie gives the later index; a NaN, once met, stays.
         """
 
-    def cumprod(self, dim=None, *, dtype=None, axis=None):
+    def cumprod(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
         """The running product along ``dim``: element ``k`` is the product of elements ``0..k``.
 
         Parameters
@@ -875,10 +877,10 @@ class Tensor:
             The input's shape. Its gradient is exact where the input has zeros, as PyTorch's.
         """
 
-    def cumprod_(self, dim=None, *, dtype=None, axis=None):
+    def cumprod_(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
         """In place ``cumprod``: changes this tensor and bumps its version (chapter 05)."""
 
-    def cumsum(self, dim=None, *, dtype=None, axis=None):
+    def cumsum(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
         """The running sum along ``dim``: element ``k`` is the sum of elements ``0..k``.
 
         Parameters
@@ -895,7 +897,7 @@ class Tensor:
             The input's shape.
         """
 
-    def cumsum_(self, dim=None, *, dtype=None, axis=None):
+    def cumsum_(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
         """In place ``cumsum``: changes this tensor and bumps its version (chapter 05)."""
 
     @property
@@ -917,7 +919,7 @@ class Tensor:
     def device(self):
         """Where the values live: ``device(type='cpu')`` or a CUDA device."""
 
-    def diag(self, diagonal=0):
+    def diag(self, diagonal: builtins.int = 0) -> Tensor:
         """A 1-d tensor on the diagonal ``diagonal`` of a square matrix, or the diagonal of a
         matrix as a 1-d copy.
 
@@ -934,7 +936,7 @@ class Tensor:
             2-d from 1-d (``DiagEmbedBackward0``), 1-d from 2-d (``DiagonalBackward0_copy``).
         """
 
-    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    def diag_embed(self, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1) -> Tensor:
         """Matrices with the last dimension of ``input`` on their diagonal ``offset``, zeros
         elsewhere, in the planes ``(dim1, dim2)`` of the result (which has one more dimension).
 
@@ -950,7 +952,7 @@ class Tensor:
         Tensor
         """
 
-    def diagonal(self, offset=0, dim1=0, dim2=1):
+    def diagonal(self, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1) -> Tensor:
         """The diagonal ``offset`` (above the main one if positive) of the planes spanned by
         ``dim1`` and ``dim2``, as a view: the other dimensions, then the diagonal's.
 
@@ -971,7 +973,7 @@ class Tensor:
     def dim(self):
         """The number of dimensions (0 for a scalar tensor)."""
 
-    def dist(self, other, p=2):
+    def dist(self, other: Tensor, p: builtins.float = 2) -> Tensor:
         """The ``p``-norm of ``input - other`` (broadcast), over all elements.
 
         Parameters
@@ -1006,7 +1008,7 @@ class Tensor:
     def double(self):
         """``to(nbgrad.float64)``."""
 
-    def dsplit(self, indices_or_sections):
+    def dsplit(self, indices_or_sections: builtins.int | list[builtins.int]) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions.
 
         Parameters
@@ -1033,7 +1035,7 @@ class Tensor:
     def equal(self, other):
         """True when both tensors have the same shape and the same values."""
 
-    def erf(self):
+    def erf(self) -> Tensor:
         """The error function ``2/sqrt(pi) * integral of exp(-t^2) from 0 to x``, element by element.
 
         Parameters
@@ -1046,10 +1048,10 @@ class Tensor:
             Floating point (an integer input gives the default float dtype).
         """
 
-    def erf_(self):
+    def erf_(self) -> Tensor:
         """In place ``erf``: changes this tensor and bumps its version (chapter 05)."""
 
-    def erfc(self):
+    def erfc(self) -> Tensor:
         """The complementary error function ``1 - erf(x)``, accurate where ``erf`` is near 1.
 
         Parameters
@@ -1061,10 +1063,10 @@ class Tensor:
         Tensor
         """
 
-    def erfc_(self):
+    def erfc_(self) -> Tensor:
         """In place ``erfc``: changes this tensor and bumps its version (chapter 05)."""
 
-    def erfinv(self):
+    def erfinv(self) -> Tensor:
         """The inverse of ``erf``: ``±inf`` at ±1 and ``nan`` outside ``[-1, 1]``, as in PyTorch.
 
         Parameters
@@ -1076,13 +1078,13 @@ class Tensor:
         Tensor
         """
 
-    def erfinv_(self):
+    def erfinv_(self) -> Tensor:
         """In place ``erfinv``: changes this tensor and bumps its version (chapter 05)."""
 
     def exp(self):
         """``e`` to the power of each element."""
 
-    def exp2(self):
+    def exp2(self) -> Tensor:
         """``2`` to the power of each element.
 
         Parameters
@@ -1094,7 +1096,7 @@ class Tensor:
         Tensor
         """
 
-    def exp2_(self):
+    def exp2_(self) -> Tensor:
         """In place ``exp2``: changes this tensor and bumps its version (chapter 05)."""
 
     def exp_(self):
@@ -1106,7 +1108,7 @@ class Tensor:
     def expand_as(self, other):
         """``expand(other.shape)``."""
 
-    def expm1(self):
+    def expm1(self) -> Tensor:
         """``exp(x) - 1`` of each element, accurate for small ``x``.
 
         Parameters
@@ -1118,10 +1120,10 @@ class Tensor:
         Tensor
         """
 
-    def expm1_(self):
+    def expm1_(self) -> Tensor:
         """In place ``expm1``: changes this tensor and bumps its version (chapter 05)."""
 
-    def exponential_(self, lambd=1.0, *, generator=None):
+    def exponential_(self, lambd: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with samples of the exponential distribution of rate ``lambd`` (> 0).
 
         Returns
@@ -1136,7 +1138,7 @@ class Tensor:
     def flatten(self, start_dim=0, end_dim=-1):
         """Dimensions ``start_dim`` to ``end_dim`` merged into one."""
 
-    def flip(self, *dims):
+    def flip(self, *dims: builtins.int) -> Tensor:
         """A copy of ``input`` with the order of its elements reversed along ``dims``.
 
         Parameters
@@ -1151,7 +1153,7 @@ class Tensor:
             A copy (NumPy's ``flip`` is a view; PyTorch's is not).
         """
 
-    def fliplr(self):
+    def fliplr(self) -> Tensor:
         """``flip(input, 1)``: the columns in reverse order (at least 2-d).
 
         Parameters
@@ -1163,7 +1165,7 @@ class Tensor:
         Tensor
         """
 
-    def flipud(self):
+    def flipud(self) -> Tensor:
         """``flip(input, 0)``: the rows in reverse order (at least 1-d).
 
         Parameters
@@ -1202,7 +1204,7 @@ class Tensor:
     def fmod_(self, other):
         """In place ``fmod``: changes this tensor and bumps its version (chapter 05)."""
 
-    def frac(self):
+    def frac(self) -> Tensor:
         """The fractional part of each element, with its sign: ``x - trunc(x)``.
 
         Parameters
@@ -1215,10 +1217,10 @@ class Tensor:
         Tensor
         """
 
-    def frac_(self):
+    def frac_(self) -> Tensor:
         """In place ``frac``: changes this tensor and bumps its version (chapter 05)."""
 
-    def gather(self, dim, index, *, sparse_grad=False):
+    def gather(self, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False) -> Tensor:
         """Values along ``dim`` at ``index``: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0``.
 
         Parameters
@@ -1241,7 +1243,7 @@ class Tensor:
     def ge(self, other):
         """Elementwise ``ge``: a bool tensor, never part of the graph."""
 
-    def geometric_(self, p, *, generator=None):
+    def geometric_(self, p: builtins.float, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with the number of Bernoulli(``p``) trials up to the first success
         (1, 2, ...), ``p`` in (0, 1).
 
@@ -1251,7 +1253,7 @@ class Tensor:
             This tensor (not bool), its version bumped.
         """
 
-    def ger(self, vec2):
+    def ger(self, vec2: Tensor) -> Tensor:
         """The outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
 
         Parameters
@@ -1290,7 +1292,7 @@ class Tensor:
     def half(self):
         """``to(nbgrad.float16)``."""
 
-    def hardshrink(self, lambd=0.5):
+    def hardshrink(self, lambd: builtins.float = 0.5) -> Tensor:
         """``x`` where ``|x| > lambd``, else 0.
 
         Parameters
@@ -1303,7 +1305,7 @@ class Tensor:
         Tensor
         """
 
-    def hsplit(self, indices_or_sections):
+    def hsplit(self, indices_or_sections: builtins.int | list[builtins.int]) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 1 (0 for a 1-d tensor), into equal pieces when
         given a number (which must divide the size).
 
@@ -1318,7 +1320,7 @@ class Tensor:
             Views.
         """
 
-    def hypot(self, other):
+    def hypot(self, other: Tensor) -> Tensor:
         """``sqrt(input**2 + other**2)`` element by element, without overflow on the way.
 
         Parameters
@@ -1331,10 +1333,10 @@ class Tensor:
         Tensor
         """
 
-    def hypot_(self, other):
+    def hypot_(self, other: Tensor) -> Tensor:
         """In place ``hypot``: changes this tensor and bumps its version (chapter 05)."""
 
-    def index_add(self, dim, index, source, *, alpha=1):
+    def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1) -> Tensor:
         """A copy of ``input`` with ``alpha * source[i]`` added at ``index[i]`` along ``dim``
         (repeated indices add up).
 
@@ -1355,10 +1357,10 @@ class Tensor:
             Shaped like ``input``.
         """
 
-    def index_add_(self, dim, index, source, *, alpha=1):
+    def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1) -> Tensor:
         """In place ``index_add``: changes this tensor and bumps its version (chapter 05)."""
 
-    def index_copy(self, dim, index, source):
+    def index_copy(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
         """A copy of ``input`` with ``source[i]`` written at ``index[i]`` along ``dim``.
 
         Parameters
@@ -1376,10 +1378,10 @@ class Tensor:
             Shaped like ``input``.
         """
 
-    def index_copy_(self, dim, index, source):
+    def index_copy_(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
         """In place ``index_copy``: changes this tensor and bumps its version (chapter 05)."""
 
-    def index_fill(self, dim, index, value):
+    def index_fill(self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor) -> Tensor:
         """A copy of ``input`` with ``value`` at the entries ``index`` names along ``dim``.
 
         Parameters
@@ -1397,10 +1399,10 @@ class Tensor:
             Shaped like ``input``.
         """
 
-    def index_fill_(self, dim, index, value):
+    def index_fill_(self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor) -> Tensor:
         """In place ``index_fill``: changes this tensor and bumps its version (chapter 05)."""
 
-    def index_select(self, dim, index):
+    def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
         """The entries of ``input`` at ``index`` along ``dim``, in that order (a copy).
 
         Parameters
@@ -1461,7 +1463,7 @@ class Tensor:
             converted to Scalar``.
         """
 
-    def kron(self, other):
+    def kron(self, other: Tensor) -> Tensor:
         """The Kronecker product: every element of ``input`` times a whole block ``other``.
 
         Parameters
@@ -1475,7 +1477,7 @@ class Tensor:
             Of shape ``input.shape[i] * other.shape[i]`` in each dimension.
         """
 
-    def kthvalue(self, k, dim=-1, keepdim=False):
+    def kthvalue(self, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> tuple[Tensor, Tensor]:
         """The ``k``-th smallest element along ``dim`` (``k`` counts from 1), and its index.
 
         Parameters
@@ -1497,7 +1499,7 @@ class Tensor:
     def le(self, other):
         """Elementwise ``le``: a bool tensor, never part of the graph."""
 
-    def lerp(self, end, weight):
+    def lerp(self, end: Tensor, weight: Tensor | builtins.float) -> Tensor:
         """``input + weight * (end - input)``: the linear interpolation from ``input`` to ``end``.
 
         Parameters
@@ -1512,7 +1514,7 @@ class Tensor:
         Tensor
         """
 
-    def lerp_(self, end, weight):
+    def lerp_(self, end: Tensor, weight: Tensor | builtins.float) -> Tensor:
         """In place ``lerp``: changes this tensor and bumps its version (chapter 05)."""
 
     def less(self, other):
@@ -1524,7 +1526,7 @@ class Tensor:
     def log(self):
         """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0)."""
 
-    def log10(self):
+    def log10(self) -> Tensor:
         """The base-10 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
 
         Parameters
@@ -1536,10 +1538,10 @@ class Tensor:
         Tensor
         """
 
-    def log10_(self):
+    def log10_(self) -> Tensor:
         """In place ``log10``: changes this tensor and bumps its version (chapter 05)."""
 
-    def log1p(self):
+    def log1p(self) -> Tensor:
         """``log(1 + x)`` of each element, accurate for small ``x``.
 
         Parameters
@@ -1552,10 +1554,10 @@ class Tensor:
             Floating point (an integer input gives the default float dtype); ``nan`` below -1.
         """
 
-    def log1p_(self):
+    def log1p_(self) -> Tensor:
         """In place ``log1p``: changes this tensor and bumps its version (chapter 05)."""
 
-    def log2(self):
+    def log2(self) -> Tensor:
         """The base-2 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
 
         Parameters
@@ -1567,13 +1569,13 @@ class Tensor:
         Tensor
         """
 
-    def log2_(self):
+    def log2_(self) -> Tensor:
         """In place ``log2``: changes this tensor and bumps its version (chapter 05)."""
 
     def log_(self):
         """In place ``log``: changes this tensor and bumps its version (chapter 05)."""
 
-    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    def log_normal_(self, mean: builtins.float = 1.0, std: builtins.float = 2.0, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with ``exp`` of samples of ``N(mean, std**2)`` (``std`` > 0).
 
         Returns
@@ -1587,7 +1589,7 @@ class Tensor:
         NumPy's spelling of ``dim=``).
         """
 
-    def logaddexp(self, other):
+    def logaddexp(self, other: Tensor) -> Tensor:
         """``log(exp(input) + exp(other))`` element by element, without overflow.
 
         Parameters
@@ -1600,7 +1602,7 @@ class Tensor:
         Tensor
         """
 
-    def logcumsumexp(self, dim=None, *, axis=None):
+    def logcumsumexp(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None) -> Tensor:
         """``log(cumsum(exp(x)))`` along ``dim``, without overflow.
 
         Parameters
@@ -1637,7 +1639,7 @@ class Tensor:
     def masked_fill_(self, mask, value):
         """In place ``masked_fill``: changes this tensor and bumps its version (chapter 05)."""
 
-    def masked_scatter(self, mask, source):
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:
         """A copy of ``input`` with the elements of ``source``, in order, where ``mask`` is
         True (the two broadcast together).
 
@@ -1654,10 +1656,10 @@ class Tensor:
         Tensor
         """
 
-    def masked_scatter_(self, mask, source):
+    def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor:
         """In place ``masked_scatter``: changes this tensor and bumps its version (chapter 05)."""
 
-    def masked_select(self, mask):
+    def masked_select(self, mask: Tensor) -> Tensor:
         """The elements of ``input`` where the boolean ``mask`` is True, as a 1-d tensor (the two
         are broadcast together first).
 
@@ -1708,7 +1710,7 @@ class Tensor:
             ``nan`` over no elements, as in PyTorch.
         """
 
-    def median(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    def median(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None):
         """The lower median of all elements, or ``(values, indices)`` of it along ``dim``.
 
         Parameters
@@ -1738,7 +1740,7 @@ class Tensor:
     def mm(self, mat2):
         """The matrix product of two 2-D tensors."""
 
-    def moveaxis(self, source, destination):
+    def moveaxis(self, source: builtins.int | tuple[builtins.int, ...], destination: builtins.int | tuple[builtins.int, ...]) -> Tensor:
         """The dimensions ``source`` moved to the places ``destination``, the others keeping
         their order: a view (``permute``).
 
@@ -1753,7 +1755,7 @@ class Tensor:
         Tensor
         """
 
-    def movedim(self, source, destination):
+    def movedim(self, source: builtins.int | tuple[builtins.int, ...], destination: builtins.int | tuple[builtins.int, ...]) -> Tensor:
         """The dimensions ``source`` moved to the places ``destination``, the others keeping
         their order: a view (``permute``).
 
@@ -1768,7 +1770,7 @@ class Tensor:
         Tensor
         """
 
-    def msort(self):
+    def msort(self) -> Tensor:
         """``input`` sorted along its first dimension: ``sort(input, dim=0).values``.
 
         Parameters
@@ -1787,7 +1789,7 @@ class Tensor:
     def mul_(self, other):
         """In place ``mul``: changes this tensor and bumps its version (chapter 05)."""
 
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
+    def multinomial(self, num_samples: builtins.int, replacement: builtins.bool = False, *, generator: Generator | None = None) -> Tensor:
         """Indices drawn from the categorical distributions given by the rows of ``input``.
 
         Parameters
@@ -1815,7 +1817,7 @@ class Tensor:
     def mv(self, vec):
         """The product of a matrix and a vector."""
 
-    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    def nan_to_num(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
         """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``.
 
         Parameters
@@ -1832,10 +1834,10 @@ class Tensor:
             The input's dtype; an integer or bool tensor is copied unchanged, as in PyTorch.
         """
 
-    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    def nan_to_num_(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
         """In place ``nan_to_num``: changes this tensor and bumps its version (chapter 05)."""
 
-    def nanmean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    def nanmean(self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims: builtins.bool | None = None) -> Tensor:
         """The mean of the elements that are not NaN, over all elements or along ``dim``.
 
         Parameters
@@ -1855,7 +1857,7 @@ class Tensor:
             NaN where every element is NaN.
         """
 
-    def nanmedian(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    def nanmedian(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None):
         """``median`` of the elements that are not NaN (NaN where all are).
 
         Parameters
@@ -1871,7 +1873,7 @@ class Tensor:
         Tensor or nbgrad.return_types.nanmedian
         """
 
-    def nansum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    def nansum(self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims: builtins.bool | None = None) -> Tensor:
         """The sum of all elements, or along ``dim``, NaNs counted as 0.
 
         Parameters
@@ -1889,7 +1891,7 @@ class Tensor:
         Tensor
         """
 
-    def narrow(self, dim, start, length):
+    def narrow(self, dim: builtins.int, start: builtins.int | Tensor, length: builtins.int) -> Tensor:
         """``length`` entries of ``input`` along ``dim`` from ``start`` (which may count from
         the end), as a view.
 
@@ -1941,7 +1943,7 @@ class Tensor:
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         """Zeros of ``size``, with this tensor's dtype and device unless given."""
 
-    def nonzero(self, *, as_tuple=False):
+    def nonzero(self, *, as_tuple: builtins.bool = False) -> Tensor | tuple[Tensor, ...]:
         """The indices of the elements that are not zero (NaN counts as nonzero), in row-major
         order.
 
@@ -1963,7 +1965,7 @@ class Tensor:
         included; ``p = 0`` counts the nonzero elements).
         """
 
-    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with samples of ``N(mean, std**2)``.
 
         Parameters
@@ -1991,7 +1993,7 @@ class Tensor:
         requires grad (with grad mode on) must be detached.
         """
 
-    def outer(self, vec2):
+    def outer(self, vec2: Tensor) -> Tensor:
         """The outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
 
         Parameters
@@ -2017,7 +2019,7 @@ class Tensor:
     def pow_(self, exponent):
         """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
 
-    def prelu(self, weight):
+    def prelu(self, weight: Tensor) -> Tensor:
         """``x`` where positive, else ``weight * x``, one learnt slope per channel (dim 1).
 
         Parameters
@@ -2033,7 +2035,7 @@ class Tensor:
             channel dimension, then the kernel (``PreluKernelBackward0``) is recorded.
         """
 
-    def prod(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    def prod(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, dtype=None, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor:
         """The product of all elements, or along one dimension ``dim``.
 
         Parameters
@@ -2052,7 +2054,7 @@ class Tensor:
             The product of no elements is 1. The gradient is exact where the input has zeros.
         """
 
-    def random_(self, from_=None, to=..., *, generator=None):
+    def random_(self, from_: builtins.int | None = None, to: builtins.int | None = ..., *, generator: Generator | None = None) -> Tensor:
         """Fill in place with integers drawn uniformly, in PyTorch's three forms.
 
         * ``random_()``: from ``[0, 2**mantissa]`` for a floating dtype (2**24 for float32),
@@ -2066,7 +2068,7 @@ class Tensor:
             This tensor, its version bumped.
         """
 
-    def ravel(self):
+    def ravel(self) -> Tensor:
         """The elements as a 1-d tensor: a view when ``input`` is contiguous, else of a copy.
 
         Parameters
@@ -2103,7 +2105,7 @@ class Tensor:
     def remainder_(self, other):
         """In place ``remainder``: changes this tensor and bumps its version (chapter 05)."""
 
-    def repeat(self, *repeats):
+    def repeat(self, *repeats: builtins.int) -> Tensor:
         """``input`` repeated ``repeats[i]`` times along dimension ``i`` (more repeats than
         dimensions add leading ones), as a copy (NumPy's ``tile``).
 
@@ -2153,7 +2155,7 @@ class Tensor:
     def retains_grad(self):
         """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03)."""
 
-    def roll(self, shifts, dims=None):
+    def roll(self, shifts: builtins.int | tuple[builtins.int, ...], dims: builtins.int | tuple[builtins.int, ...] | None = None) -> Tensor:
         """A copy of ``input`` with its elements shifted along ``dims``; those shifted past the
         end come back at the start.
 
@@ -2170,7 +2172,7 @@ class Tensor:
         Tensor
         """
 
-    def rot90(self, k=1, dims=(0, 1)):
+    def rot90(self, k: builtins.int = 1, dims: tuple[builtins.int, builtins.int] = (0, 1)) -> Tensor:
         """A copy of ``input`` turned ``k`` quarter turns in the plane of ``dims``, from the
         first dimension towards the second.
 
@@ -2193,7 +2195,7 @@ class Tensor:
     def round_(self, *, decimals=0):
         """In place ``round``: changes this tensor and bumps its version (chapter 05)."""
 
-    def rsqrt(self):
+    def rsqrt(self) -> Tensor:
         """``1 / sqrt(x)`` of each element (``inf`` at 0, ``nan`` below).
 
         Parameters
@@ -2205,10 +2207,10 @@ class Tensor:
         Tensor
         """
 
-    def rsqrt_(self):
+    def rsqrt_(self) -> Tensor:
         """In place ``rsqrt``: changes this tensor and bumps its version (chapter 05)."""
 
-    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+    def scatter(self, dim: builtins.int, index: Tensor, src: Tensor | builtins.float | None = None, *, value: builtins.float | None = None, reduce: str | None = None) -> Tensor:
         """A copy of ``input`` with ``src`` written at ``index`` along ``dim``:
         ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
 
@@ -2231,10 +2233,10 @@ class Tensor:
             (PyTorch's rule too).
         """
 
-    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    def scatter_(self, dim: builtins.int, index: Tensor, src: Tensor | builtins.float | None = None, *, value: builtins.float | None = None, reduce: str | None = None) -> Tensor:
         """In place ``scatter``: changes this tensor and bumps its version (chapter 05)."""
 
-    def scatter_add(self, dim, index, src):
+    def scatter_add(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
         """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices
         add up): ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``.
 
@@ -2253,10 +2255,10 @@ class Tensor:
             Shaped like ``input``.
         """
 
-    def scatter_add_(self, dim, index, src):
+    def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
         """In place ``scatter_add``: changes this tensor and bumps its version (chapter 05)."""
 
-    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    def scatter_reduce(self, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *, include_self: builtins.bool = True) -> Tensor:
         """A copy of ``input`` with the elements of ``src`` combined in at ``index`` along
         ``dim`` by ``reduce``.
 
@@ -2311,7 +2313,7 @@ class Tensor:
     def sin_(self):
         """In place ``sin``: changes this tensor and bumps its version (chapter 05)."""
 
-    def sinh(self):
+    def sinh(self) -> Tensor:
         """The hyperbolic sine of each element.
 
         Parameters
@@ -2323,7 +2325,7 @@ class Tensor:
         Tensor
         """
 
-    def sinh_(self):
+    def sinh_(self) -> Tensor:
         """In place ``sinh``: changes this tensor and bumps its version (chapter 05)."""
 
     def size(self, dim=None):
@@ -2334,7 +2336,7 @@ class Tensor:
         (``axis=``: NumPy's spelling of ``dim=``).
         """
 
-    def sort(self, dim=-1, descending=False, *, stable=None):
+    def sort(self, dim: builtins.int = -1, descending: builtins.bool = False, *, stable: builtins.bool | None = None) -> tuple[Tensor, Tensor]:
         """The elements sorted along ``dim``, and where each came from.
 
         Parameters
@@ -2356,7 +2358,7 @@ class Tensor:
             elements came from. NaN counts as larger than every number.
         """
 
-    def split(self, split_size_or_sections, dim=0):
+    def split(self, split_size_or_sections: builtins.int | list[builtins.int], dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """``tensor`` cut along ``dim`` into views: pieces of ``split_size`` (the last may be
         smaller), or of each of the sizes in a list.
 
@@ -2437,7 +2439,7 @@ class Tensor:
     def t(self):
         """The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves)."""
 
-    def take(self, index):
+    def take(self, index: Tensor) -> Tensor:
         """The elements of ``input`` read as 1-d at ``index`` (negative indices count from the
         end), shaped like ``index``.
 
@@ -2453,7 +2455,7 @@ class Tensor:
             Shaped like ``index``.
         """
 
-    def take_along_dim(self, indices, dim=None):
+    def take_along_dim(self, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
         """The values of ``input`` at ``indices`` along ``dim`` (the two broadcast together,
         apart from ``dim``): ``gather`` with broadcasting, as NumPy's ``take_along_axis``.
         Without ``dim``, both are read as 1-d.
@@ -2470,7 +2472,7 @@ class Tensor:
         Tensor
         """
 
-    def tan(self):
+    def tan(self) -> Tensor:
         """The tangent of each element (in radians).
 
         Parameters
@@ -2482,7 +2484,7 @@ class Tensor:
         Tensor
         """
 
-    def tan_(self):
+    def tan_(self) -> Tensor:
         """In place ``tan``: changes this tensor and bumps its version (chapter 05)."""
 
     def tanh(self):
@@ -2491,7 +2493,7 @@ class Tensor:
     def tanh_(self):
         """In place ``tanh``: changes this tensor and bumps its version (chapter 05)."""
 
-    def tensor_split(self, indices_or_sections, dim=0):
+    def tensor_split(self, indices_or_sections: builtins.int | list[builtins.int] | Tensor, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """``input`` cut along ``dim`` into ``n`` views as equal as can be (the first
         ``size % n`` one longer), or at the given indices (NumPy's ``array_split``).
 
@@ -2508,7 +2510,7 @@ class Tensor:
             Views, each with its own ``SliceBackward0``.
         """
 
-    def tile(self, dims):
+    def tile(self, dims: builtins.int | tuple[builtins.int, ...]) -> Tensor:
         """``input`` repeated ``dims[i]`` times along dimension ``i``; fewer ``dims`` than
         dimensions are padded with leading ones (``repeat`` after that).
 
@@ -2531,7 +2533,7 @@ class Tensor:
     def tolist(self):
         """The values as (nested) Python lists of numbers."""
 
-    def topk(self, k, dim=-1, largest=True, sorted=True):
+    def topk(self, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True, sorted: builtins.bool = True) -> tuple[Tensor, Tensor]:
         """The ``k`` largest (or smallest) elements along ``dim``, and where they came from.
 
         Parameters
@@ -2554,7 +2556,7 @@ class Tensor:
     def transpose(self, dim0, dim1):
         """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
 
-    def tril(self, diagonal=0):
+    def tril(self, diagonal: builtins.int = 0) -> Tensor:
         """The lower triangle of each matrix (the last two dimensions): the elements on and
         below diagonal ``diagonal`` (above the main one if positive), zeros elsewhere.
 
@@ -2569,10 +2571,10 @@ class Tensor:
         Tensor
         """
 
-    def tril_(self, diagonal=0):
+    def tril_(self, diagonal: builtins.int = 0) -> Tensor:
         """In place ``tril``: changes this tensor and bumps its version (chapter 05)."""
 
-    def triu(self, diagonal=0):
+    def triu(self, diagonal: builtins.int = 0) -> Tensor:
         """The upper triangle of each matrix (the last two dimensions): the elements on and
         above diagonal ``diagonal``, zeros elsewhere.
 
@@ -2587,7 +2589,7 @@ class Tensor:
         Tensor
         """
 
-    def triu_(self, diagonal=0):
+    def triu_(self, diagonal: builtins.int = 0) -> Tensor:
         """In place ``triu``: changes this tensor and bumps its version (chapter 05)."""
 
     def true_divide(self, other, *, rounding_mode=None):
@@ -2613,7 +2615,7 @@ class Tensor:
     def unbind(self, dim=0):
         """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
 
-    def unflatten(self, dim, sizes):
+    def unflatten(self, dim: builtins.int, sizes: tuple[builtins.int, ...]) -> Tensor:
         """Dimension ``dim`` seen as several, of ``sizes`` (one may be -1), as a view.
 
         Parameters
@@ -2628,7 +2630,7 @@ class Tensor:
         Tensor
         """
 
-    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with values drawn uniformly from ``[from_, to)``.
 
         PyTorch's parameter is ``from`` (a Python keyword): pass the bounds by position, or as
@@ -2640,7 +2642,7 @@ class Tensor:
             This tensor (floating only), its version bumped.
         """
 
-    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    def unique(self, sorted: builtins.bool = True, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Tensor | tuple[Tensor, ...]:
         """The distinct elements of ``input`` in ascending order (each NaN counts as distinct),
         or the distinct slices along ``dim``.
 
@@ -2704,7 +2706,7 @@ class Tensor:
     @volatile.setter
     def volatile(self, value): ...
 
-    def vsplit(self, indices_or_sections):
+    def vsplit(self, indices_or_sections: builtins.int | list[builtins.int]) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 0 of a tensor of at least 2 dimensions.
 
         Parameters
@@ -2721,7 +2723,7 @@ class Tensor:
     def where(self, condition, other):
         """``x.where(condition, y)`` is ``where(condition, x, y)``."""
 
-    def xlogy(self, other):
+    def xlogy(self, other: Tensor | builtins.float) -> Tensor:
         """``input * log(other)``, taken as 0 where ``input`` is 0 (the convention of entropies).
 
         Parameters
@@ -2735,7 +2737,7 @@ class Tensor:
             Floating point; NaN where ``other`` is NaN, even where ``input`` is 0.
         """
 
-    def xlogy_(self, other):
+    def xlogy_(self, other: Tensor | builtins.float) -> Tensor:
         """In place ``xlogy``: changes this tensor and bumps its version (chapter 05)."""
 
     def zero_(self):

@@ -26,6 +26,8 @@ What the filter cannot reach, and what wins over it:
 (``TORCH_WARN_ONCE``) unless ``set_warn_always(True)``; ``warn_once`` does the same.
 """
 
+from __future__ import annotations
+
 import warnings
 
 NUMPY_FILTER = dict(action="ignore", category=RuntimeWarning, module=r"nbgrad(\.|$)")

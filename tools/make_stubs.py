@@ -15,10 +15,12 @@ tests/test_stubs.py checks that the committed files equal this output.
 
 import argparse
 import ast
+import builtins
 import functools
 import importlib
 import inspect
 import pathlib
+import re
 import sys
 import types
 
@@ -44,6 +46,16 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 from typing import Any
 
 '''
+# the names an annotation of a stubbed function may use, and where each comes from: every
+# stub imports them all, so that any signature can be copied into it as its source spells it
+VOCABULARY = {
+    "Any": "typing", "Callable": "collections.abc", "Iterable": "collections.abc",
+    "Iterator": "collections.abc", "Mapping": "collections.abc", "Sequence": "collections.abc",
+    "Number": "nbgrad.types", "TensorOrNumber": "nbgrad.types", "Dims": "nbgrad.types",
+    "Shape": "nbgrad.types", "DeviceLike": "nbgrad.types", "dtype": "nbgrad.dtypes",
+    "device": "nbgrad.backend", "Generator": "nbgrad.random.generator",
+    "Tensor": "nbgrad.tensor", "Size": "nbgrad.tensor", "Parameter": "nbgrad.tensor",
+}
 HIDDEN = {"__slots__", "__module__", "__doc__", "__weakref__", "__dict__", "__qualname__",
           "__firstlineno__", "__static_attributes__", "__array_priority__",
           # __getattr__ only explains a missing name: in a stub it would hide them all
@@ -58,28 +70,62 @@ def _default(value):
     return "..."
 
 
-def _signature(function, *, method=True):
-    """``(self, other, *, alpha=1)``: the signature with the tensor first named ``self``."""
+def _signature(function, *, method=True, shadowed=frozenset()):
+    """``(self, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor``: the signature with
+    its annotations, the tensor first named ``self``."""
     signature = inspect.signature(function)
     parts, star_done = [], False
     params = list(signature.parameters.values())
     for i, param in enumerate(params):
-        name = "self" if method and i == 0 else param.name
+        is_self = method and i == 0
+        name = "self" if is_self else param.name
+        hint = "" if is_self or param.annotation is param.empty else (
+            ": " + _annotation(function, param.annotation, shadowed))
         if param.kind is param.VAR_POSITIONAL:
-            parts.append(f"*{name}")
+            parts.append(f"*{name}{hint}")
             star_done = True
             continue
         if param.kind is param.VAR_KEYWORD:
-            parts.append(f"**{name}")
+            parts.append(f"**{name}{hint}")
             continue
         if param.kind is param.KEYWORD_ONLY and not star_done:
             parts.append("*")
             star_done = True
         if param.default is not param.empty:
-            parts.append(f"{name}={_default(param.default)}")
+            parts.append(f"{name}{hint} = {_default(param.default)}" if hint
+                         else f"{name}={_default(param.default)}")
         else:
-            parts.append(name)
-    return "(" + ", ".join(parts) + ")"
+            parts.append(f"{name}{hint}")
+    returns = "" if signature.return_annotation is signature.empty else (
+        " -> " + _annotation(function, signature.return_annotation, shadowed))
+    return "(" + ", ".join(parts) + ")" + returns
+
+
+def _annotation(function, annotation, shadowed):
+    """An annotation as its source spells it, with a builtin the stub's scope shadows (such
+    as ``bool``, both a dtype in ``nbgrad`` and a method of ``Tensor``) spelled in full."""
+    if not isinstance(annotation, str):
+        raise SystemExit(f"{function.__module__}.{function.__qualname__}: its annotations are "
+                         "objects: add `from __future__ import annotations` to its module")
+    for name in _names(annotation):
+        if name not in VOCABULARY and not hasattr(builtins, name):
+            raise SystemExit(f"{function.__module__}.{function.__qualname__}: annotation name "
+                             f"{name!r} is not in make_stubs' VOCABULARY: use one of "
+                             f"{sorted(VOCABULARY)} or add it there")
+    return re.sub(r"\b(" + "|".join(sorted(shadowed)) + r")\b", r"builtins.\1",
+                  annotation) if shadowed else annotation
+
+
+def _names(annotation):
+    return {node.id for node in ast.walk(ast.parse(annotation, mode="eval"))
+            if isinstance(node, ast.Name)}
+
+
+def _shadowed(namespace):
+    """The builtins a stub's scope rebinds, which its annotations must spell ``builtins.X``."""
+    return frozenset(name for name in namespace
+                     if name in {"int", "float", "bool", "type", "complex", "str", "list",
+                                 "tuple", "dict", "slice", "object"})
 
 
 def _docstring(obj, indent):
@@ -107,21 +153,36 @@ def _slots(cls):
     return [f"    {name}: Any" for name in slots] + ([""] if slots else [])
 
 
-def _render_class(cls, bases=None):
+def _declared_type(cls, name):
+    """The annotation of class attribute ``name`` in ``cls`` or the nearest base declaring it."""
+    for klass in cls.__mro__:
+        hints = vars(klass).get("__annotations__", {})
+        if name in hints:
+            return hints[name]
+    return None
+
+
+def _render_class(cls, bases=None, shadowed=frozenset()):
     lines = [f"class {cls.__name__}({bases}):" if bases else f"class {cls.__name__}:",
              _docstring(cls, "    "), "", *_slots(cls)]
     for name, value in sorted(_members(cls)):
         if isinstance(value, property):
-            lines += ["    @property", f"    def {name}(self):", _docstring(value, "        "), ""]
+            lines += ["    @property", f"    def {name}{_signature(value.fget, shadowed=shadowed)}:",
+                      _docstring(value, "        "), ""]
             if value.fset is not None:
                 lines += [f"    @{name}.setter", f"    def {name}(self, value): ...", ""]
         elif isinstance(value, (classmethod, staticmethod)):
             kind = type(value).__name__
             function = value.__func__
-            lines += [f"    @{kind}", f"    def {name}{_signature(function, method=kind == 'classmethod').replace('(self', '(cls', 1)}:",
+            signature = _signature(function, method=kind == "classmethod", shadowed=shadowed)
+            lines += [f"    @{kind}", f"    def {name}{signature.replace('(self', '(cls', 1)}:",
                       _docstring(function, "        "), ""]
+        elif (hint := _declared_type(cls, name)) is not None:
+            # declared, as ``_function: Callable[..., Tensor]``: an attribute, even a function
+            lines += [f"    {name}: {_annotation(cls, hint, shadowed)}", ""]
         elif callable(value):
-            lines += [f"    def {name}{_signature(value)}:", _docstring(value, "        "), ""]
+            lines += [f"    def {name}{_signature(value, shadowed=shadowed)}:",
+                      _docstring(value, "        "), ""]
         else:
             lines += [f"    {name} = ...", ""]
     return lines
@@ -133,23 +194,47 @@ def render():
 
     tensor = sys.modules["nbgrad.tensor"]  # the module: ``nbgrad.tensor`` is the function
 
-    lines = [HEADER.rstrip("\n"), ""]
+    shadowed = _shadowed({*vars(tensor), *vars(tensor.Tensor)})
+    lines = []
     for name, value in sorted(vars(tensor).items()):
         if name.isupper() and isinstance(value, str):
             lines.append(f"{name}: str")
     lines.append("")
     for name, value in sorted(vars(tensor).items()):  # the helpers other modules import
         if inspect.isfunction(value) and value.__module__ == tensor.__name__:
-            lines += ["", *_render_function(name, value)]
+            lines += ["", *_render_function(name, value, shadowed)]
     lines.append("")
     lines.append("")
-    lines += _render_class(tensor.Tensor)
-    lines += ["", *_render_class(tensor.Parameter, "Tensor")]
-    lines += ["", *_render_class(tensor.Size, "tuple")]
-    text = "\n".join(lines)
-    while "\n\n\n\n" in text:
-        text = text.replace("\n\n\n\n", "\n\n\n")
-    return text.rstrip("\n") + "\n"
+    lines += _render_class(tensor.Tensor, shadowed=shadowed)
+    lines += ["", *_render_class(tensor.Parameter, "Tensor", shadowed)]
+    lines += ["", *_render_class(tensor.Size, "tuple", shadowed)]
+    imports = _vocabulary_imports(lines, defined={"Tensor", "Parameter", "Size", "Any"})
+    return _tidy([HEADER.rstrip("\n"), *imports, "", *lines])
+
+
+def _vocabulary_imports(lines, defined):
+    """The imports of the VOCABULARY names the rendered annotations use."""
+    used = set()
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("def ") or re.match(r"\w+: \S", stripped):
+            tree = ast.parse(stripped + " ..." if stripped.endswith(":") else stripped)
+            for node in ast.walk(tree):
+                for hint in _hints(node):
+                    used |= _names(ast.unparse(hint))
+    imports = ["import builtins"] if any("builtins." in line for line in lines) else []
+    imports += [f"from {VOCABULARY[name]} import {name}"
+                for name in sorted((used & VOCABULARY.keys()) - defined)]
+    return imports
+
+
+def _hints(node):
+    if isinstance(node, ast.arg) and node.annotation is not None:
+        yield node.annotation
+    elif isinstance(node, ast.FunctionDef) and node.returns is not None:
+        yield node.returns
+    elif isinstance(node, ast.AnnAssign):
+        yield node.annotation
 
 
 @functools.cache
@@ -184,14 +269,16 @@ def _home(name, value, stubbed):
     return None
 
 
-def _render_function(name, function):
-    return [f"def {name}{_signature(function, method=False)}:", _docstring(function, "    "), ""]
+def _render_function(name, function, shadowed=frozenset()):
+    return [f"def {name}{_signature(function, method=False, shadowed=shadowed)}:",
+            _docstring(function, "    "), ""]
 
 
 def _render_module(module_name):
     module = importlib.import_module(module_name)
     summary = (inspect.getdoc(module) or "").splitlines()[0]
     imports, body, declared = [], [], set()
+    shadowed = _shadowed(vars(module))
 
     def declare_class(cls):  # its base first, where this module defines that too
         if cls in declared:
@@ -202,7 +289,7 @@ def _render_module(module_name):
             declare_class(base)
         else:
             imports.append(f"from {base.__module__} import {base.__name__}")
-        body.extend(["", *_render_class(cls, base.__name__)])
+        body.extend(["", *_render_class(cls, base.__name__, shadowed)])
 
     # submodules are attributes too (``nbgrad.nn``), though not in ``__all__``
     submodules = sorted(name for name, value in vars(module).items()
@@ -219,11 +306,12 @@ def _render_module(module_name):
         elif isinstance(value, type):
             declare_class(value)
         elif callable(value):
-            body += ["", *_render_function(name, value)]
+            body += ["", *_render_function(name, value, shadowed)]
         else:
             kind = type(value)  # spelled in full: nbgrad's own float, int and bool shadow them
             imports.append(f"import {kind.__module__}")
             body.append(f"{name}: {kind.__module__}.{kind.__qualname__}")
+    imports += _vocabulary_imports(body, defined=set(module.__all__))
     lines = [MODULE_HEADER.format(module=module_name, summary=summary).rstrip("\n"), "",
              *sorted(set(imports), key=lambda line: (line.startswith("from"), line)), "",
              *_wrapped_all(sorted(module.__all__)), "", *body]

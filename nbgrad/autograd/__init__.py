@@ -6,6 +6,8 @@ graph), ``functional.py`` (the entry points ``backward`` and ``grad``), ``functi
 (custom operations), ``gradcheck.py`` and ``variable.py``.
 """
 
+from __future__ import annotations
+
 from .. import missing as _missing
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx

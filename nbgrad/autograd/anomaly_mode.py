@@ -1,6 +1,8 @@
 """Anomaly detection: ``detect_anomaly``, ``set_detect_anomaly`` (PyTorch's
 ``torch.autograd.anomaly_mode``). What it changes is in ``core/anomaly.py``."""
 
+from __future__ import annotations
+
 import warnings
 
 from ..core.anomaly import anomaly

@@ -23,6 +23,8 @@ PyTorch 2.0's style is accepted too: a ``forward(*args)`` without ``ctx``, and a
 ``@staticmethod setup_context(ctx, inputs, output)`` that fills ``ctx`` afterwards.
 """
 
+from __future__ import annotations
+
 import functools
 import inspect
 import warnings

@@ -1,5 +1,7 @@
 """The entry points into the engine: ``backward`` and ``grad``, with their checks."""
 
+from __future__ import annotations
+
 import warnings
 
 from .. import backend

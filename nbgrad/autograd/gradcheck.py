@@ -6,6 +6,8 @@ analytical row is what backward gives for the gradient ``e_i``. They must agree 
 ``atol + rtol * |numerical|``. Use float64 inputs: float32 rounding drowns small eps.
 """
 
+from __future__ import annotations
+
 import warnings
 
 import numpy as np

@@ -7,6 +7,8 @@ Every operation does the same three things when it records itself:
 3. make the node the output's ``grad_fn`` (``attach``, the one place that does).
 """
 
+from __future__ import annotations
+
 import weakref
 
 from ..core.grad_mode import grad_mode

@@ -5,6 +5,8 @@ were merged, so ``Variable(t)`` now simply returns a tensor (chapter 00). ``vola
 was the old ``no_grad`` and only warns.
 """
 
+from __future__ import annotations
+
 import warnings
 
 from ..tensor import Tensor

@@ -6,6 +6,8 @@ training scripts); they change nothing. ``is_available()`` is False and ``versio
 None, as PyTorch reports where cuDNN is missing.
 """
 
+from __future__ import annotations
+
 import contextlib
 
 __all__ = ["allow_tf32", "benchmark", "benchmark_limit", "deterministic", "enabled", "flags",

@@ -1,5 +1,7 @@
 """``nbgrad.backends.mps``: Apple's Metal backend, which nbgrad does not have."""
 
+from __future__ import annotations
+
 __all__ = ["is_available", "is_built"]
 
 

@@ -7,3 +7,6 @@ It never imports ``Tensor``: it knows a tensor only by the fields autograd gives
 Read in this order: ``node.py`` (what a graph is made of), ``engine.py`` (how backward
 walks it), ``grad_mode.py`` (when operations are recorded at all).
 """
+
+from __future__ import annotations
+

@@ -9,6 +9,8 @@ backward returns nan raises. Off, it costs one flag check per node created
 The switch is global, not per thread, as in PyTorch.
 """
 
+from __future__ import annotations
+
 import os
 import traceback
 import warnings

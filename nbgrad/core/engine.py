@@ -31,6 +31,8 @@ thread, so that nesting is not limited by Python's stack.
 in another dtype (``x32.sum(dtype=float64)``) is cast on its way into the node's buffer.
 """
 
+from __future__ import annotations
+
 import heapq
 import threading
 

@@ -5,6 +5,8 @@ The switch is per thread, as in PyTorch. Each works as a context manager and as 
 decorator.
 """
 
+from __future__ import annotations
+
 import functools
 import inspect
 import sys

@@ -21,6 +21,8 @@ every live object is more work for Python's garbage collector; a graph a million
 operations deep holds a million nodes.
 """
 
+from __future__ import annotations
+
 import itertools
 import re
 import weakref

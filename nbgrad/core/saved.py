@@ -16,6 +16,8 @@ saves is replaced by ``pack(tensor)``, and backward sees ``unpack(packed)``, as 
 PyTorch without a version check (the hooks own the value).
 """
 
+from __future__ import annotations
+
 import threading
 
 from .grad_mode import grad_mode

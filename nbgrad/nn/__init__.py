@@ -15,6 +15,8 @@ Reading order: ``module.py`` (how a module registers its parts), ``linear.py``,
 ``functional.py`` (the losses as compositions of differentiable operations).
 """
 
+from __future__ import annotations
+
 from .. import missing as _missing
 from . import activation, functional, init, utils
 from .activation import *  # noqa: F403  (the layers of declared operations among them)

@@ -4,6 +4,8 @@ An elementwise operation that needs nothing but its input declares its layer whe
 defined (``@op(..., layer="Tanh")``); those layers are made here, one class each.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
 
 from .. import creation

@@ -6,7 +6,9 @@ The public names of ``nbgrad.nn.activation``, each imported from where it is def
 (the operations and their layers are made where each is declared, in ``nbgrad/ops/``).
 """
 
+from collections.abc import Callable
 from nbgrad.nn.module import Module
+from nbgrad.tensor import Tensor
 
 __all__ = [
     'CELU', 'ELU', 'GELU', 'Hardshrink', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'LeakyReLU',
@@ -67,7 +69,7 @@ class LogSoftmax(Module):
 class Softmin(Module):
     """``softmax(-x)`` along ``dim``: a distribution that favours small values."""
 
-    def __init__(self, dim=None):
+    def __init__(self, dim: int | None = None) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def extra_repr(self):
@@ -85,9 +87,9 @@ class _Activation(Module):
     attributes passed, in order, and ``extra_repr`` shows them as PyTorch does.
     """
 
-    _function = ...
+    _function: Callable[..., Tensor] | None
 
-    _options = ...
+    _options: tuple[str, ...]
 
     def extra_repr(self):
         """The text inside the parentheses of this module's repr; override it."""
@@ -102,76 +104,34 @@ class _Activation(Module):
 class LeakyReLU(_Activation):
     """``x`` where positive, else ``negative_slope * x`` (``F.leaky_relu``)."""
 
-    def __init__(self, negative_slope=0.01, inplace=False):
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def _function(self, negative_slope=0.01, inplace=False):
-        """``x`` where positive, else ``negative_slope * x``.
+    _function: Callable[..., Tensor] | None
 
-        Parameters
-        ----------
-        input : Tensor
-        negative_slope : float
-            The slope for negative inputs (0.01).
-        inplace : bool
-            Overwrite ``input`` (PyTorch's ``leaky_relu_``).
-
-        Returns
-        -------
-        Tensor
-            The result; its gradient at 0 is ``negative_slope``, as in PyTorch.
-        """
-
-    _options = ...
+    _options: tuple[str, ...]
 
 
 class GELU(_Activation):
     """``x * Phi(x)``, exact or (``approximate='tanh'``) approximated (``F.gelu``)."""
 
-    def __init__(self, approximate='none'):
+    def __init__(self, approximate: str = 'none') -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def _function(self, approximate='none'):
-        """``x * Phi(x)``, ``Phi`` the standard normal CDF.
+    _function: Callable[..., Tensor] | None
 
-        Parameters
-        ----------
-        input : Tensor
-        approximate : str
-            ``'none'`` (exact, with ``erf``) or ``'tanh'``:
-            ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``.
-
-        Returns
-        -------
-        Tensor
-        """
-
-    _options = ...
+    _options: tuple[str, ...]
 
 
 class ELU(_Activation):
     """``x`` where positive, else ``alpha * (exp(x) - 1)`` (``F.elu``)."""
 
-    def __init__(self, alpha=1.0, inplace=False):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def _function(self, alpha=1.0, inplace=False):
-        """``x`` where positive, else ``alpha * (exp(x) - 1)``.
+    _function: Callable[..., Tensor] | None
 
-        Parameters
-        ----------
-        input : Tensor
-        alpha : float
-            The value approached for large negative ``x`` is ``-alpha``.
-        inplace : bool
-            Overwrite ``input`` (``elu_``).
-
-        Returns
-        -------
-        Tensor
-        """
-
-    _options = ...
+    _options: tuple[str, ...]
 
 
 class _InplaceOnly(_Activation):
@@ -179,171 +139,68 @@ class _InplaceOnly(_Activation):
     attributes passed, in order, and ``extra_repr`` shows them as PyTorch does.
     """
 
-    def __init__(self, inplace=False):
+    def __init__(self, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    _options = ...
+    _options: tuple[str, ...]
 
 
 class SELU(_InplaceOnly):
     """``scale * elu(x, alpha)`` with the self-normalising constants (``F.selu``)."""
 
-    def _function(self, inplace=False):
-        """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al.
-        (``alpha = 1.6733``, ``scale = 1.0507``); recorded as ``EluBackward0``, as in PyTorch.
-
-        Parameters
-        ----------
-        input : Tensor
-        inplace : bool
-            Overwrite ``input``.
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class CELU(ELU):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
 
-    def _function(self, alpha=1.0, inplace=False):
-        """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
-
-        Parameters
-        ----------
-        input : Tensor
-        alpha : float
-            Must not be 0 (PyTorch's error).
-        inplace : bool
-            Overwrite ``input``.
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class SiLU(_InplaceOnly):
     """``x * sigmoid(x)`` (``F.silu``)."""
 
-    def _function(self, inplace=False):
-        """``x * sigmoid(x)`` (also called swish).
-
-        Parameters
-        ----------
-        input : Tensor
-        inplace : bool
-            Overwrite ``input``.
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class Mish(_InplaceOnly):
     """``x * tanh(softplus(x))`` (``F.mish``)."""
 
-    def _function(self, inplace=False):
-        """``x * tanh(softplus(x))``.
-
-        Parameters
-        ----------
-        input : Tensor
-        inplace : bool
-            Overwrite ``input``.
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class Softplus(_Activation):
     """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (``F.softplus``)."""
 
-    def __init__(self, beta=1.0, threshold=20.0):
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def _function(self, beta=1.0, threshold=20.0):
-        """``log(1 + exp(beta * x)) / beta``, a smooth ``relu``.
+    _function: Callable[..., Tensor] | None
 
-        Parameters
-        ----------
-        input : Tensor
-        beta : float
-        threshold : float
-            Where ``beta * x > threshold`` the result is ``x`` itself (as in PyTorch, for
-            numerical stability; the gradient there is 1).
-
-        Returns
-        -------
-        Tensor
-        """
-
-    _options = ...
+    _options: tuple[str, ...]
 
 
 class Hardtanh(_Activation):
     """``x`` clamped to ``[min_val, max_val]`` (``F.hardtanh``)."""
 
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def _function(self, min_val=-1.0, max_val=1.0, inplace=False):
-        """``x`` clamped to ``[min_val, max_val]``; the gradient is 0 outside the open interval.
+    _function: Callable[..., Tensor] | None
 
-        Parameters
-        ----------
-        input : Tensor
-            Integer tensors stay integers (as in PyTorch).
-        min_val, max_val : float
-        inplace : bool
-            Overwrite ``input`` (``hardtanh_``).
-
-        Returns
-        -------
-        Tensor
-        """
-
-    _options = ...
+    _options: tuple[str, ...]
 
 
 class ReLU6(_InplaceOnly):
     """``min(max(x, 0), 6)`` (``F.relu6``)."""
 
-    def _function(self, inplace=False):
-        """``min(max(x, 0), 6)``: ``hardtanh(x, 0, 6)``, recorded as ``HardtanhBackward0``.
-
-        Parameters
-        ----------
-        input : Tensor
-        inplace : bool
-            Overwrite ``input``.
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class Hardsigmoid(_InplaceOnly):
     """``x / 6 + 1/2`` clamped to ``[0, 1]`` (``F.hardsigmoid``); PyTorch shows no options."""
 
-    def _function(self, inplace=False):
-        """``x / 6 + 1/2`` clamped to ``[0, 1]``.
-
-        Parameters
-        ----------
-        input : Tensor
-        inplace : bool
-            Overwrite ``input``.
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
     def extra_repr(self):
         """The text inside the parentheses of this module's repr; override it."""
@@ -352,89 +209,36 @@ class Hardsigmoid(_InplaceOnly):
 class Hardswish(Hardsigmoid):
     """``x * relu6(x + 3) / 6`` (``F.hardswish``)."""
 
-    def _function(self, inplace=False):
-        """``x * relu6(x + 3) / 6``.
-
-        Parameters
-        ----------
-        input : Tensor
-        inplace : bool
-            Overwrite ``input``.
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class Softsign(_Activation):
     """``x / (1 + |x|)`` (``F.softsign``)."""
 
-    def _function(self):
-        """``x / (1 + |x|)``, composed of differentiable operations as in PyTorch.
-
-        Parameters
-        ----------
-        input : Tensor
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class Tanhshrink(_Activation):
     """``x - tanh(x)`` (``F.tanhshrink``)."""
 
-    def _function(self):
-        """``x - tanh(x)``, composed of differentiable operations as in PyTorch.
-
-        Parameters
-        ----------
-        input : Tensor
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class LogSigmoid(_Activation):
     """``log(sigmoid(x))`` (``F.logsigmoid``)."""
 
-    def _function(self):
-        """``log(sigmoid(x)) = -softplus(-x)``, computed without overflow.
-
-        Parameters
-        ----------
-        input : Tensor
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class Hardshrink(_Activation):
     """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
 
-    def __init__(self, lambd=0.5):
+    def __init__(self, lambd: float = 0.5) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def _function(self, lambd=0.5):
-        """``x`` where ``|x| > lambd``, else 0.
+    _function: Callable[..., Tensor] | None
 
-        Parameters
-        ----------
-        input : Tensor
-        lambd : float
-
-        Returns
-        -------
-        Tensor
-        """
-
-    _options = ...
+    _options: tuple[str, ...]
 
     def extra_repr(self):
         """The text inside the parentheses of this module's repr; override it."""
@@ -443,44 +247,18 @@ class Hardshrink(_Activation):
 class Softshrink(Hardshrink):
     """``x`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it (``F.softshrink``)."""
 
-    def _function(self, lambd=0.5):
-        """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0.
-
-        Parameters
-        ----------
-        input : Tensor
-        lambd : float
-            Must be at least 0 (PyTorch's error).
-
-        Returns
-        -------
-        Tensor
-        """
+    _function: Callable[..., Tensor] | None
 
 
 class Threshold(_Activation):
     """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
 
-    def __init__(self, threshold, value, inplace=False):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def _function(self, threshold, value, inplace=False):
-        """``x`` where ``x > threshold``, else ``value``.
+    _function: Callable[..., Tensor] | None
 
-        Parameters
-        ----------
-        input : Tensor
-            Integer tensors stay integers.
-        threshold, value : float
-        inplace : bool
-            Overwrite ``input`` (``threshold_``).
-
-        Returns
-        -------
-        Tensor
-        """
-
-    _options = ...
+    _options: tuple[str, ...]
 
 
 class PReLU(Module):
@@ -494,7 +272,7 @@ class PReLU(Module):
         The slopes' initial value (0.25).
     """
 
-    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def extra_repr(self):
@@ -506,7 +284,7 @@ class PReLU(Module):
         Call the module rather than ``forward`` itself: the call also runs the hooks.
         """
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """Set every slope back to ``init``."""
 
 

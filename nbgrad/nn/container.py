@@ -5,6 +5,8 @@ Their children are registered under the names ``"0"``, ``"1"``, ..., which is wh
 ``Sequential``'s parameters are called ``"0.weight"``, ``"0.bias"``, ``"2.weight"``...
 """
 
+from __future__ import annotations
+
 import operator
 from collections import OrderedDict
 from itertools import islice

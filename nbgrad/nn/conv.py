@@ -7,6 +7,8 @@ as for ``Linear``). ``padding_mode`` other than ``'zeros'`` pads the input first
 (reflected, replicated or wrapped around), then convolves without padding, as PyTorch does.
 """
 
+from __future__ import annotations
+
 import math
 
 from .. import creation

@@ -1,6 +1,8 @@
 """``CosineSimilarity`` and ``PairwiseDistance``: the layers of ``F.cosine_similarity`` and
 ``F.pairwise_distance``."""
 
+from __future__ import annotations
+
 from . import functional as F
 from .module import Module
 

@@ -1,6 +1,8 @@
 """``Flatten``: merge dimensions ``start_dim..end_dim`` into one (a view when possible);
 ``Unflatten``: split one dimension into several (a view)."""
 
+from __future__ import annotations
+
 import math
 
 from .module import Module

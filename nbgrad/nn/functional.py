@@ -18,6 +18,8 @@ their backward on its own, and reading them is reading the formula:
 Inputs are checked as PyTorch checks them, with PyTorch's messages.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
 

@@ -48,6 +48,7 @@ from nbgrad.ops.pooling import avg_pool1d as avg_pool1d
 from nbgrad.ops.pooling import avg_pool2d as avg_pool2d
 from nbgrad.ops.pooling import max_pool1d as max_pool1d
 from nbgrad.ops.pooling import max_pool2d as max_pool2d
+from nbgrad.tensor import Tensor
 
 __all__ = [
     'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d',
@@ -84,7 +85,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """
 
 
-def softmin(input, dim=None, _stacklevel=3, dtype=None):
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``softmax(-x, dim)``: each slice becomes a distribution that favours small values.
 
     Parameters
@@ -102,7 +103,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """
 
 
-def softsign(input):
+def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``, composed of differentiable operations as in PyTorch.
 
     Parameters
@@ -115,7 +116,7 @@ def softsign(input):
     """
 
 
-def tanhshrink(input):
+def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``, composed of differentiable operations as in PyTorch.
 
     Parameters
@@ -132,7 +133,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', we
     """Mean squared error: ``mean((input - target)^2)``."""
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = 'mean', weight: Tensor | None = None) -> Tensor:
     """Mean absolute error: ``mean(|input - target|)``, composed as in PyTorch
     (``AbsBackward0``, then ``MeanBackward0``/``SumBackward0``).
 
@@ -151,7 +152,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', wei
     """
 
 
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = 'mean', beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
     target``), reduced; one ``SmoothL1LossBackward0`` node. ``beta=0`` is ``l1_loss``.
 
@@ -168,7 +169,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
     """
 
 
-def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
+def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``, reduced; one
     ``HuberLossBackward0`` node (``smooth_l1_loss`` times ``delta``).
 
@@ -187,7 +188,7 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     """
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = 'mean') -> Tensor:
     """Binary cross-entropy of probabilities ``input`` (in ``[0, 1]``) against ``target``:
     ``-w (t log x + (1 - t) log(1 - x))``, each log clamped at -100 as in PyTorch.
 
@@ -208,7 +209,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     """
 
 
-def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = 'mean', log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence ``target * (log(target) - input)``, ``input`` holding
     log-probabilities (and ``target`` too with ``log_target=True``).
 
@@ -230,7 +231,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_
     """
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``int64`` rows with a 1 at each class index: shape ``tensor.shape + (num_classes,)``.
 
     Parameters
@@ -247,7 +248,7 @@ def one_hot(tensor, num_classes=-1):
     """
 
 
-def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``, composed as in PyTorch.
 
     Parameters
@@ -266,7 +267,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together).
 
     PyTorch's formula: each is divided by its norm first (clamped at ``eps``, outside the
@@ -285,7 +286,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     """
 
 
-def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` along the last dimension, as PyTorch computes it.
 
     Parameters
@@ -302,7 +303,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     """
 
 
-def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None, reduce=None, reduction: str = 'mean') -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``, reduced: ``target`` (1 or -1) says
     which input should rank higher.
 
@@ -319,7 +320,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     """
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None, reduce=None, reduction: str = 'mean') -> Tensor:
     """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it
     is -1 (PyTorch's formula, with 1e-12 added to each squared norm), reduced.
 

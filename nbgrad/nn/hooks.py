@@ -10,6 +10,8 @@ replacement for ``grad_input``. Each tuple has one entry per positional argument
 output): ``None`` where that is not a tensor, zeros where it is one without a gradient.
 """
 
+from __future__ import annotations
+
 import warnings
 
 from ..autograd.graph import record

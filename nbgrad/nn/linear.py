@@ -8,6 +8,8 @@ Torch; for ``b`` it is written out. Random numbers come from ``nbgrad.manual_see
 generator, so a model is reproducible but its numbers differ from PyTorch's.
 """
 
+from __future__ import annotations
+
 import math
 
 from .. import creation

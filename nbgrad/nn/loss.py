@@ -1,6 +1,8 @@
 """Loss layers: each stores its options and calls the function of the same name in
 ``functional``. ``reduction`` is ``'mean'`` (default), ``'sum'`` or ``'none'``."""
 
+from __future__ import annotations
+
 from . import functional as F
 from .module import Module
 

@@ -17,6 +17,8 @@ difference inside: each registry also keeps its entries in the instance ``__dict
 than a call to ``__getattr__``.
 """
 
+from __future__ import annotations
+
 import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping

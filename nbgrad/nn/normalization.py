@@ -6,6 +6,8 @@ interchangeable: ``weight`` and ``bias`` (the affine map), and for batch norm th
 the operations of :mod:`nbgrad.ops.normalization` (``F.batch_norm`` ...).
 """
 
+from __future__ import annotations
+
 import numbers
 
 from .. import creation, int64

@@ -2,6 +2,8 @@
 layer form of its function in ``nn.functional`` (``nbgrad/ops/pooling.py`` and
 ``adaptive.py``), with PyTorch's attributes and ``repr``."""
 
+from __future__ import annotations
+
 from ..tensor import Tensor
 from . import functional as F
 from .module import Module

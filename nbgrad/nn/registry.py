@@ -12,6 +12,8 @@ registry (through the module, ``module._parameters[name] = p``, ``del``, ``pop``
 the module it is restored into turns back into a registry of its own (``Module.__setstate__``).
 """
 
+from __future__ import annotations
+
 
 class Registry(dict):
     """A dict of names to parameters (or buffers, or modules) that mirrors itself into

@@ -31,6 +31,8 @@ Where nbgrad differs from PyTorch:
 * the dropout between layers draws from nbgrad's generator, so its masks differ.
 """
 
+from __future__ import annotations
+
 import math
 import numbers
 import warnings

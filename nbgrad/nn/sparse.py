@@ -1,5 +1,7 @@
 """``Embedding``: a lookup table of learnt vectors, one row per index (``F.embedding``)."""
 
+from __future__ import annotations
+
 from .. import creation
 from ..core.grad_mode import no_grad
 from . import functional as F

@@ -11,3 +11,6 @@ passes), ``elementwise`` (the unary and binary skeletons), ``views`` (the view m
 and the graph rewriting they need) and ``methods`` (binding
 to ``Tensor``).
 """
+
+from __future__ import annotations
+

@@ -4,6 +4,8 @@ Every derivative here is written in terms of the *output*, which is what the nod
 ``relu' = (y > 0)``, ``sigmoid' = y (1 - y)``, ``tanh' = 1 - y^2``.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
 

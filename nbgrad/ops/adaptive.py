@@ -13,6 +13,8 @@ windows of varying size that may overlap.
   then ``argmax`` as max pooling does; its backward is max pooling's (``pooling.py``).
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import dtypes

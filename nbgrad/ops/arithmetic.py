@@ -12,6 +12,8 @@ operands follow PyTorch: an integer division by zero raises, and the dtypes an o
 kernel for are refused (``REFUSED_DTYPES``, ``elementwise.py``).
 """
 
+from __future__ import annotations
+
 import numbers
 import operator
 

@@ -5,6 +5,8 @@ Each is written, like every in-place method, as its out-of-place form (``copy``,
 the tensor and writes back (chapter 05). The out-of-place forms are not exported.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import backend, dtypes

@@ -18,6 +18,8 @@ The nodes' ``apply`` is written with these differentiable operations, so double 
 A 1-d convolution is the 2-d one with a height of 1.
 """
 
+from __future__ import annotations
+
 import math
 
 from .. import dtypes

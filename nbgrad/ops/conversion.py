@@ -1,5 +1,7 @@
 """``Tensor.to``: change dtype and/or device, differentiably (``ToCopyBackward0``)."""
 
+from __future__ import annotations
+
 from .. import backend, dtypes
 from ..autograd.graph import record, should_record
 from ..core.node import Node

@@ -20,6 +20,8 @@ it to ``OPS``, from which the package's exports, ``nn.functional`` and the layer
 ``nn`` are generated. ``show_source(nbgrad.sin)`` shows the block, nodes and all.
 """
 
+from __future__ import annotations
+
 import inspect
 
 from .inplace import apply_inplace

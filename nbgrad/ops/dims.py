@@ -4,6 +4,8 @@ Below every reduction (``reductions.py``, ``nondifferentiable.py``, ``scans.py``
 that each can read its dims without importing the others.
 """
 
+from __future__ import annotations
+
 from .. import dtypes
 
 __all__ = ["normalize_dims", "numpy_spelling"]

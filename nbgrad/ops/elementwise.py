@@ -9,6 +9,8 @@
 * ``NotImplementedBackward``: the node of an op that PyTorch gives no derivative.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import dtypes

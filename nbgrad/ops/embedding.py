@@ -5,6 +5,8 @@ it picked (an index used twice gets both), except at ``padding_idx``, whose row 
 learns; ``scale_grad_by_freq`` divides each row's gradient by how often it was picked.
 """
 
+from __future__ import annotations
+
 from .. import dtypes
 from ..autograd.graph import record, should_record
 from ..backend import array_module

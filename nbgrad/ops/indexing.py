@@ -11,6 +11,8 @@ once, on that view. Where the arrays' dimensions go is decided among them alone,
 integer between two arrays does not separate them as it does in NumPy.
 """
 
+from __future__ import annotations
+
 import operator
 import warnings
 from collections.abc import Sequence

@@ -23,6 +23,8 @@ operations that exist only in place (``copy_``, ``fill_``, ``zero_``, ``t[i] = v
 ``assignment.py``.
 """
 
+from __future__ import annotations
+
 import re
 
 import numpy as np

@@ -4,6 +4,8 @@ For ``C = A @ B`` the chain rule gives ``dA = dC @ B^T`` and ``dB = A^T @ dC``; 
 saves only the operand that the *other* input's gradient needs.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np

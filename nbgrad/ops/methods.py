@@ -9,6 +9,8 @@ Each wrapper carries the name, docstring and signature of what it wraps, so that
 ``help(Tensor)`` and an IDE show ``__add__(input, other, *, alpha=1)`` with its docstring.
 """
 
+from __future__ import annotations
+
 import functools
 
 import numpy as np

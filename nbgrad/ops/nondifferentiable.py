@@ -7,6 +7,8 @@
   backward through them runs but teaches the inputs nothing.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from ..autograd.graph import OUTPUT, record, should_record

@@ -16,6 +16,8 @@ the bias's ``sum(grad)``. Backward recomputes ``x_hat`` with differentiable oper
 the gradient can itself be differentiated.
 """
 
+from __future__ import annotations
+
 
 import numpy as np
 

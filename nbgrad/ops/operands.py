@@ -6,6 +6,8 @@ operands, applies PyTorch's type promotion, and translates NumPy's broadcasting 
 into PyTorch's wording.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import backend, dtypes

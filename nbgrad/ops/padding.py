@@ -7,6 +7,8 @@ padded dimension, whose gradient adds each border element's gradient back into t
 it copied.
 """
 
+from __future__ import annotations
+
 from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node

@@ -5,6 +5,8 @@ in the default float dtype, where PyTorch has a kernel for them at all). Each gr
 summed back to its operand's shape (``to_input``).
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import dtypes

@@ -7,6 +7,8 @@ output (``exp' = exp(x)``, ``sqrt' = 1/(2 sqrt(x))``), whichever PyTorch saves. 
 tensor is computed in the default float dtype, as in PyTorch.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np

@@ -20,6 +20,8 @@ A 1-d pool is the 2-d one on a height of 1, then squeezed (``SqueezeBackward1``)
 PyTorch computes it.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import dtypes

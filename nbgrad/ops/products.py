@@ -6,6 +6,8 @@ permutes, reshapes and batched matrix products), so their gradients come from th
 higher orders included.
 """
 
+from __future__ import annotations
+
 import string
 
 from .. import dtypes

@@ -6,6 +6,8 @@ over a whole tensor (and ``amax``) it is shared evenly among ties; with ``dim=``
 to the one element whose index is returned, as in PyTorch.
 """
 
+from __future__ import annotations
+
 import builtins
 import collections
 import math

@@ -5,6 +5,8 @@ Their backward runs the scan the other way (from the end of the dimension to its
 written with nbgrad's own operations, so that higher-order gradients follow.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import dtypes

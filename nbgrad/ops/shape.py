@@ -7,6 +7,8 @@ slices, ``None``, ``...``). A view also shares the version counter, records its 
 in-place change through a view must reach the base's gradient (``views.py``, ``inplace.py``).
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np

@@ -5,6 +5,8 @@ where it is installed; without it, Python's ``math.erf``/``math.erfc`` element b
 and ``erfinv`` by Newton's method on ``erf`` (nbgrad depends on NumPy alone).
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np

@@ -6,6 +6,8 @@ evenly among the elements equal to it (as for ``max``); along ``dim`` it goes to
 element whose index is returned.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import dtypes

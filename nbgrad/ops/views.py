@@ -18,6 +18,8 @@ The view operations themselves (``view``, ``transpose``, indexing, ...) are in
 ``shape.py`` and ``indexing.py``.
 """
 
+from __future__ import annotations
+
 import weakref
 
 import numpy as np

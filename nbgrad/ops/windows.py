@@ -16,6 +16,8 @@ A window operation looks at a kernel of ``kh x kw`` taps (``dilation`` apart) mo
 The same code runs on NumPy and CuPy arrays (``array_module``).
 """
 
+from __future__ import annotations
+
 from ..backend import array_module
 
 __all__ = [

@@ -14,6 +14,8 @@ Reading order: ``optimizer.py`` (groups and state), ``sgd.py``, ``adam.py``,
 ``rmsprop.py``, ``adagrad.py``; then ``lr_scheduler.py``.
 """
 
+from __future__ import annotations
+
 from .. import missing as _missing
 from . import lr_scheduler
 from .adagrad import Adagrad

@@ -12,6 +12,8 @@ For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...`` (PyTorch
 gradients take ever smaller steps.
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterable
 from typing import Any
 

@@ -14,6 +14,8 @@ For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...`` (PyTorch
 ``1 - beta^t`` (the *bias correction*) removes that bias.
 """
 
+from __future__ import annotations
+
 from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor

@@ -15,6 +15,8 @@ where the scheduler has one. Creating a scheduler takes its first step (``last_e
 becomes 0) and stores ``initial_lr`` in each group.
 """
 
+from __future__ import annotations
+
 import math
 import types
 import warnings

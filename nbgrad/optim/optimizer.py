@@ -16,6 +16,8 @@ work on the arrays directly and bump each parameter's version counter, exactly w
 A parameter whose ``.grad`` is ``None`` is skipped.
 """
 
+from __future__ import annotations
+
 import warnings
 from collections import defaultdict
 from copy import deepcopy

@@ -13,6 +13,8 @@ For each parameter ``p`` with gradient ``g`` (PyTorch's order of operations)::
 ``v`` (``square_avg``), ``a`` (``grad_avg``) and ``b`` (``momentum_buffer``) start at zero.
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterable
 from typing import Any
 

@@ -11,6 +11,8 @@ For each parameter ``p`` with gradient ``g`` (PyTorch's order of operations)::
     p = p - lr * g
 """
 
+from __future__ import annotations
+
 from ..tensor import Tensor
 from .optimizer import Optimizer
 

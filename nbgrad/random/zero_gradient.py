@@ -2,6 +2,8 @@
 takes as zero: sampling is not reparameterised (``derivatives.yaml``: ``zeros_like(grad)``).
 """
 
+from __future__ import annotations
+
 from ..autograd.graph import record, should_record
 from ..core.node import Node
 from ..tensor import Tensor

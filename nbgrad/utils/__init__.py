@@ -1,6 +1,8 @@
 """Utilities beside the autograd core, as in ``torch.utils``: ``data`` (datasets, samplers
 and the ``DataLoader``) and ``dlpack`` (``to_dlpack`` / ``from_dlpack``)."""
 
+from __future__ import annotations
+
 from .. import missing as _missing
 from . import data, dlpack
 

@@ -12,6 +12,8 @@ Names come from ``names={"w": w, ...}``; unnamed tensors are labelled by their s
 The result renders as PNG in Jupyter and exposes its DOT text as ``.source``.
 """
 
+from __future__ import annotations
+
 import shutil
 
 from ..core.node import _FREED, AccumulateGrad, SavedOutput, SavedTensor

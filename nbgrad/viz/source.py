@@ -1,5 +1,7 @@
 """Showing nbgrad's own source inside a chapter, so the text cannot drift from the code."""
 
+from __future__ import annotations
+
 import inspect
 import textwrap
 

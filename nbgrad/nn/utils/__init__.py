@@ -1,6 +1,8 @@
 """Utilities for ``nn``, as in ``torch.nn.utils``: gradient clipping, flattening parameters
 into one vector, and ``rnn`` (``pad_sequence``)."""
 
+from __future__ import annotations
+
 from ... import missing as _missing
 from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm

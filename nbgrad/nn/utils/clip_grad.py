@@ -4,6 +4,8 @@ All of it runs without recording (PyTorch decorates these with ``no_grad``) and 
 the gradients in place.
 """
 
+from __future__ import annotations
+
 import math
 
 from ... import creation

@@ -1,5 +1,7 @@
 """Between a model's parameters and one flat vector (e.g. for second-order optimisers)."""
 
+from __future__ import annotations
+
 from ...ops import shape
 from ...tensor import Tensor
 from ..module import typename

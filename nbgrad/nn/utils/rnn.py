@@ -5,6 +5,8 @@ nbgrad has no ``PackedSequence`` (nor ``pack_padded_sequence`` and its relatives
 recurrent layer reads the padded batch whole, padding included.
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterable
 
 from ... import creation

@@ -8,6 +8,8 @@ Every loader runs in the calling process: ``num_workers`` is accepted and checke
 PyTorch checks it, but no worker processes are started (``dataloader.py`` says why).
 """
 
+from __future__ import annotations
+
 from ... import missing as _missing
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info

@@ -1,6 +1,8 @@
 """Turning a list of samples into a batch (``default_collate``) and a single sample into
 tensors (``default_convert``), with PyTorch's rules for each kind of element."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 

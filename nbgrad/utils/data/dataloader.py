@@ -7,6 +7,8 @@ from processes that would copy each batch back. So ``get_worker_info()`` is alwa
 ``None`` and ``worker_init_fn`` is never called; ``pin_memory`` has no effect.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import Any, cast
 

@@ -1,6 +1,8 @@
 """Datasets: things with ``__getitem__`` and ``__len__`` (map-style) or ``__iter__``
 (iterable-style), and ways to combine and split them, as in ``torch.utils.data``."""
 
+from __future__ import annotations
+
 import bisect
 import math
 import operator

@@ -1,6 +1,8 @@
 """Samplers: which indices of a dataset a loader visits, and in what order, as in
 ``torch.utils.data``. Random ones draw through ``shuffle.py``."""
 
+from __future__ import annotations
+
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 

@@ -6,6 +6,8 @@ A ``generator`` is any object that nbgrad's random functions take as ``generator
 seeds, so shuffled loaders are reproducible after ``nbgrad.manual_seed(...)``.
 """
 
+from __future__ import annotations
+
 from ...random.sampling import randint, randperm
 
 __all__ = ["integers", "permutation"]

@@ -7,6 +7,8 @@ can set ``widget.controls["x"].value`` and inspect ``widget.data`` or the figure
 without a browser. In a notebook the figure is shown as a PNG under the controls.
 """
 
+from __future__ import annotations
+
 import io
 
 import ipywidgets

@@ -1,5 +1,7 @@
 """The two derivatives every widget compares: autograd's, and finite differences'."""
 
+from __future__ import annotations
+
 import numpy as np
 
 import nbgrad as ng

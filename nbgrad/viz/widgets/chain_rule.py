@@ -1,6 +1,8 @@
 """Chapter 01: a composite function, its tangent, and autograd's derivative checked
 against finite differences as ``x`` moves."""
 
+from __future__ import annotations
+
 import ipywidgets
 import numpy as np
 

@@ -11,6 +11,8 @@ the term through ``h`` is gone. :class:`DetachExplorer` plots both next to finit
 differences of the un-detached function.
 """
 
+from __future__ import annotations
+
 import ipywidgets
 import numpy as np
 

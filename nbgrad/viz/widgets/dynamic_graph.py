@@ -6,6 +6,8 @@ once per point, plots autograd's df/dx against finite differences, and counts th
 of backward nodes in the graph recorded for the current ``x``.
 """
 
+from __future__ import annotations
+
 from collections import Counter
 
 import ipywidgets

@@ -7,6 +7,8 @@ their neighbours are frozen. When nothing requires grad the loss has no graph, a
 ``backward()`` raises.
 """
 
+from __future__ import annotations
+
 import ipywidgets
 import numpy as np
 

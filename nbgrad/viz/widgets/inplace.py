@@ -8,6 +8,8 @@
   uses the changed value. Plots the gradient it returns against the true one.
 """
 
+from __future__ import annotations
+
 import ipywidgets
 import numpy as np
 

@@ -8,6 +8,8 @@ straight-through estimators run ``round`` forward but pretend, in backward, to b
 identity: their gradient is 1 everywhere, which no finite difference confirms.
 """
 
+from __future__ import annotations
+
 import ipywidgets
 import numpy as np
 

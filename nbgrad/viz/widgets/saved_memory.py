@@ -14,6 +14,8 @@ The widget builds a chain ``h_l = tanh(w_l * h_{l-1})`` of ``depth`` layers on v
   gradients accumulate and when they are zeroed in between.
 """
 
+from __future__ import annotations
+
 import ipywidgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator

@@ -7,6 +7,8 @@ chapter (``zero_grad``, forward, loss, ``backward``, ``step``). Everything is se
 setting of the sliders always gives the same curves.
 """
 
+from __future__ import annotations
+
 import ipywidgets
 import numpy as np
 

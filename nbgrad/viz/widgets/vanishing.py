@@ -7,6 +7,8 @@ as it travels back. The per-layer factor is roughly ``scale × (typical f'(z))``
 the gradient vanishes geometrically with depth, above 1 it explodes.
 """
 
+from __future__ import annotations
+
 import ipywidgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
