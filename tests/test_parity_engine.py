@@ -780,3 +780,38 @@ def test_reentrant_backward_nested_deeply(depth, inner_call):
 @pytest.mark.parametrize("fail_at", [0, 500, 1999])
 def test_an_error_deep_inside_reentrant_backward_reaches_the_caller(fail_at):
     check_error(lambda M: _nested_reentrant(M, 2000, "grad", fail_at=fail_at))
+
+
+# -- a leaf that an in-place op turned into an interior node after the graph was built ------
+MOVES = {
+    "mul_": lambda x, w: x.mul_(w),
+    "add_": lambda x, w: x.add_(w),
+    "copy_": lambda x, w: x.copy_(w),
+    "setitem": lambda x, w: x.__setitem__(0, w[0]),
+}
+
+
+def _leaf_moved_into_the_interior(M, move, call, also_reach_w):
+    x = leaf(M, [1.0, 2.0, 3.0])
+    y = x * 2  # the graph holds x's AccumulateGrad
+    x.requires_grad_(False)
+    w = leaf(M, [4.0, 5.0, 6.0])
+    MOVES[move](x, w)  # now x has a grad_fn: it is no longer a leaf
+    loss = y.sum() + (x.sum() if also_reach_w else 0)
+    if call == "backward":
+        loss.backward()
+        return x.grad, w.grad
+    return M.autograd.grad(loss, [w], allow_unused=True)
+
+
+@pytest.mark.parametrize("also_reach_w", [False, True])
+@pytest.mark.parametrize("move", sorted(MOVES))
+def test_backward_to_a_leaf_moved_into_the_graph_interior_raises(move, also_reach_w):
+    check_error(lambda M: _leaf_moved_into_the_interior(M, move, "backward", also_reach_w),
+                key="leaf variable has been moved into the graph interior")
+
+
+@pytest.mark.parametrize("also_reach_w", [False, True])
+@pytest.mark.parametrize("move", sorted(MOVES))
+def test_grad_that_does_not_reach_the_moved_leaf_works(move, also_reach_w):
+    check(lambda M: _leaf_moved_into_the_interior(M, move, "grad", also_reach_w))

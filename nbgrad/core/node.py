@@ -210,6 +210,10 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         variable = self.variable
+        if variable._grad_fn is not None:
+            # an in-place op gave the leaf a grad_fn after this graph was built (as in
+            # ``x.requires_grad_(False); x.mul_(w)``): its gradient would no longer be a leaf's
+            raise RuntimeError("leaf variable has been moved into the graph interior")
         if not variable._requires_grad:  # requires_grad_(False) after the graph was built
             return ()
         current = variable._grad
