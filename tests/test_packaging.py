@@ -231,7 +231,7 @@ def test_readme_quick_start_commands():
     ) == 1
     test_lines = [line for line in lines if re.match(r'python3 -m venv \.venv && .*pip install -e "\.\[test\]"', line)]
     assert test_lines == [
-        'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[test]" && python -m pytest -n 2 --dist loadscope'
+        'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[test]" && python -m pytest -n 2'
     ]
 
 
@@ -290,3 +290,23 @@ def test_the_wheel_carries_the_stubs_the_type_marker_and_the_torch_names(tmp_pat
     expected = {"nbgrad/py.typed", "nbgrad/torch_names.json", "nbgrad/tensor.pyi",
                 "nbgrad/__init__.pyi", "nbgrad/nn/functional.pyi", "nbgrad/nn/activation.pyi"}
     assert expected <= names, sorted(expected - names)
+
+
+def test_a_plain_pytest_n_keeps_a_notebooks_cells_on_one_worker(tmp_path):
+    """nbval's cells share their notebook's kernel, so they must run in order on one worker:
+    the configuration's ``--dist loadscope`` makes ``pytest -n 2`` (without it) do so."""
+    nbformat = pytest.importorskip("nbformat", reason="nbformat comes with the [test] extra")
+    cells = [nbformat.v4.new_code_cell("step = 0", execution_count=1)]
+    for i in range(1, 9):  # each cell needs the one before it
+        cell = nbformat.v4.new_code_cell(f"step += 1\nstep", execution_count=i + 1)
+        cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": str(i)},
+                                               execution_count=i + 1)]
+        cells.append(cell)
+    notebook = tmp_path / "steps.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider",
+         "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), str(notebook)],
+        cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "9 passed" in result.stdout
