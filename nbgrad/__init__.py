@@ -39,6 +39,7 @@ from .ops import (activations, adaptive, arithmetic, assignment, conv, conversio
                   products, rearrange, reductions, scans, selection, shape, sorting, special,
                   statistics)
 from .ops.declare import exported
+from .ops.out import OUT, with_out
 from .ops.reductions import return_types
 from .printing import set_printoptions
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
@@ -50,10 +51,14 @@ from .serialization import load, save
 from .tensor import Parameter, Size, Tensor
 
 # Each operation declares its names where it is defined (``@op``); these are its exports.
-globals().update(exported())
+globals().update(_ops := exported())
+# out= for the other functions whose PyTorch function takes it: creation, random (ops/out.py)
+globals().update({name: with_out(value, name) for name, value in globals().items()
+                  if name in OUT and name not in _ops})
 del activations, adaptive, arithmetic, assignment, conv, conversion, gather_scatter, indexing
 del linalg, nondifferentiable, pairwise, pieces, pointwise, pooling, products, rearrange
 del reductions, scans, selection, shape, sorting, special, statistics, exported
+del OUT, with_out, _ops
 
 from math import e, inf, nan, pi  # noqa: E402, F401 - PyTorch's nbgrad.inf, nan, pi, e
 

@@ -13,6 +13,7 @@ import math
 from . import missing as _missing
 from . import dtypes
 from .ops.operands import tensor_operand
+from .ops.out import with_out
 from .ops.reductions import norm as _norm
 from .tensor import Tensor
 
@@ -122,6 +123,9 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
     raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
                        f"Got {ndim}D.")
 
+
+# out=, as torch.linalg's functions take it (ops/out.py)
+globals().update({name: with_out(globals()[name], f"linalg.{name}") for name in __all__})
 
 # A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
 __getattr__ = _missing.module_getattr(__name__)

@@ -26,6 +26,7 @@ import inspect
 
 from .inplace import apply_inplace
 from .methods import OPERANDS, bind, bind_operator, describe
+from .out import with_out
 
 OPS: list["Op"] = []  # every declared operation, in the order the modules define them
 
@@ -111,5 +112,6 @@ def _bind_inplace(function, operator):
 
 
 def exported():
-    """``{name: function}`` of every exported operation: ``nbgrad``'s namespace of ops."""
-    return {name: o.function for o in OPS for name in o.names}
+    """``{name: function}`` of every exported operation: ``nbgrad``'s namespace of ops, where
+    those that take ``out=`` in PyTorch take it (``out.py``; their methods do not)."""
+    return {name: with_out(o.function, name) for o in OPS for name in o.names}

@@ -39,9 +39,10 @@ def _block(obj):
     declared = getattr(obj, "__op__", None)
     if declared is None or not declared.nodes:
         return None
-    file_lines, _ = inspect.findsource(obj)
+    function = declared.function  # obj itself, or the wrapper that adds out= (ops/out.py)
+    file_lines, _ = inspect.findsource(function)
     spans = []
-    for part in (*declared.nodes, obj):
+    for part in (*declared.nodes, function):
         part_lines, start = inspect.getsourcelines(part)
         spans.append((start - 1, start - 1 + len(part_lines)))
     first, last = min(s for s, _ in spans), max(e for _, e in spans)

@@ -1,0 +1,238 @@
+"""``out=``: writing a function's result into a tensor the caller passes, as PyTorch does.
+
+``nbgrad.add(a, b, out=c)`` computes ``add(a, b)`` and writes it into ``c``: ``c`` keeps its
+identity (its views and its base see the values), its version goes up, and it is what the
+call returns. Only the functions of the namespace take ``out=`` (``Tensor.add`` does not, as
+in PyTorch): ``with_out`` wraps a function where the namespace is built (``nbgrad``'s, from
+``declare.exported()`` and ``nbgrad/__init__.py``; ``nbgrad.linalg``'s), and ``OUT`` lists
+the functions whose PyTorch counterpart takes ``out=``, each with the rule PyTorch applies to
+the dtype of ``out``. tests/test_out.py checks the table against PyTorch.
+
+What PyTorch does, and so nbgrad:
+
+* with grad mode on, no argument (``out`` included) may require grad: ``out=`` records no
+  graph;
+* an ``out`` of another shape is resized, with a warning when it had elements (a creation
+  function such as ``zeros`` resizes silently);
+* for (values, indices) results (``sort``, ``max(x, dim)``...) ``out`` is a tuple of as many
+  tensors, each of exactly the dtype of its result (the indices: int64);
+* ``out`` may be an operand (``add(a, b, out=a)``, as ``a.add_(b)``), but not overlap one
+  partly.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import textwrap
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import dtypes
+from ..core.grad_mode import grad_mode
+from ..tensor import Tensor
+from .inplace import _write, check_overlap
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+# What PyTorch accepts as the dtype of ``out``:
+CAST = "cast"          # one the result's dtype casts to (float64 for a float32 result, not int64)
+EXACT = "exact"        # the result's dtype itself
+ANY = "any"            # any: the result is computed into it (comparisons, sum, cumsum...)
+CREATION = "creation"  # any: the values are made in it, on its device (zeros, arange, randn...)
+TUPLE = "tuple"        # (values, indices), each of exactly its result's dtype
+EITHER = "either"      # a tensor (CAST), or a tuple where the result is one (max(x, dim))
+
+# The functions of nbgrad whose PyTorch function takes ``out=`` (torch 2.13: the overloads in
+# torch/_C/_VariableFunctions.pyi, and the docs of torch.linalg's), with their rule.
+OUT = {
+    **dict.fromkeys((
+        "acos acosh add arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan "
+        "atan2 atanh bucketize cat column_stack concat concatenate cos cosh div divide dstack "
+        "erf erfc erfinv exp exp2 expm1 fmod floor_divide ger hstack hypot kron lerp log log10 "
+        "log1p log2 logaddexp logsumexp mean mul multiply nanmean nansum normal outer pow "
+        "reciprocal remainder row_stack rsqrt sigmoid sin sinh sqrt square stack std sub "
+        "subtract tan tanh threshold true_divide var vstack xlogy maximum minimum").split(), CAST),
+    **dict.fromkeys((
+        "abs all any amax amin argmax argmin argsort bmm ceil clamp clamp_max clamp_min clip "
+        "diag dot floor frac gather hardshrink index_add index_copy index_select isin "
+        "log_softmax logcumsumexp masked_select matmul mm msort multinomial mv nan_to_num neg "
+        "negative nonzero norm round scatter scatter_add scatter_reduce searchsorted sgn sign "
+        "softmax take take_along_dim tril triu trunc where").split(), EXACT),
+    **dict.fromkeys((
+        "bernoulli cumprod cumsum eq ge greater greater_equal gt le less less_equal "
+        "logical_not lt ne not_equal prod sum").split(), ANY),
+    **dict.fromkeys(
+        "arange empty eye full linspace ones rand randint randn randperm zeros".split(), CREATION),
+    **dict.fromkeys("aminmax cummax cummin kthvalue sort topk".split(), TUPLE),
+    **dict.fromkeys("max median min nanmedian".split(), EITHER),
+    **dict.fromkeys(("linalg.matrix_norm", "linalg.norm", "linalg.vector_norm"), EXACT),
+}
+ANNOTATIONS = {TUPLE: "tuple[Tensor, ...] | None", EITHER: "Tensor | tuple[Tensor, ...] | None"}
+DOCS = {
+    TUPLE: ("out : tuple of Tensor, optional",
+            "Tensors to write the results into (resized if needed); returned."),
+    EITHER: ("out : Tensor or tuple of Tensor, optional",
+             "The tensor to write the result into, or a tuple for a tuple of results (resized "
+             "if needed); returned."),
+}
+OUT_DOC = ("out : Tensor, optional",
+           "The tensor to write the result into (resized if needed); returned. Not with grad "
+           "mode on and an argument that requires grad (as in PyTorch).")
+RESIZED = ("An output with one or more elements was resized since it had shape {}, which does "
+           "not match the required output shape {}. This behavior is deprecated, and in a "
+           "future PyTorch release outputs will not be resized unless they have zero "
+           "elements. You can explicitly reuse an out tensor t by resizing it, inplace, to "
+           "zero elements with t.resize_(0).")
+NO_AUTOGRAD = ("{}(): functions with out=... arguments don't support automatic "
+               "differentiation, but one of the arguments requires grad.")
+
+
+def with_out(function: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``function`` taking ``out=`` as well, by ``OUT[name]``'s rule; ``function`` itself
+    when ``name`` is not in ``OUT``."""
+    rule = OUT.get(name)
+    if rule is None:
+        return function
+    short = name.rpartition(".")[2]
+
+    def call(*args, out=None, **kwargs):
+        if out is None:
+            return function(*args, **kwargs)
+        return _into(out, short, rule, function, args, kwargs)
+
+    functools.update_wrapper(call, function)
+    call.__signature__ = _signature(function, ANNOTATIONS.get(rule, "Tensor | None"))
+    call.__doc__ = _documented(function.__doc__, *DOCS.get(rule, OUT_DOC))
+    return call
+
+
+def _signature(function, annotation):
+    """``function``'s signature with a keyword-only ``out`` (before a ``**kwargs``)."""
+    signature = inspect.signature(function)
+    params = list(signature.parameters.values())
+    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None,
+                            annotation=annotation)
+    at = len(params) - (bool(params) and params[-1].kind is inspect.Parameter.VAR_KEYWORD)
+    return signature.replace(parameters=[*params[:at], out, *params[at:]])
+
+
+_SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}$", re.MULTILINE)
+
+
+def _documented(doc, entry, description):
+    """``doc`` (cleaned) with ``out`` last in its Parameters section, which it gains if it
+    has none (before its first other section, as numpydoc orders them)."""
+    text = inspect.cleandoc(doc or "")
+    lines = "\n".join([entry, *textwrap.wrap(description, 88, initial_indent="    ",
+                                               subsequent_indent="    ")])
+    sections = list(_SECTION.finditer(text))
+    for i, section in enumerate(sections):
+        if section.group(1) == "Parameters":
+            end = sections[i + 1].start() if i + 1 < len(sections) else len(text)
+            body = text[:end].rstrip("\n")
+            return f"{body}\n{lines}\n" + (f"\n{text[end:]}" if end < len(text) else "")
+    at = sections[0].start() if sections else len(text)
+    head = text[:at].rstrip("\n")
+    return f"{head}\n\nParameters\n----------\n{lines}\n" + (f"\n{text[at:]}" if sections else "")
+
+
+def _into(out, name, rule, function, args, kwargs):
+    """``function(*args, **kwargs)`` written into ``out``, which is returned."""
+    outs = _checked_outs(out, name, rule)
+    if grad_mode.enabled and (_any_requires_grad(outs) or _any_requires_grad(args)
+                              or _any_requires_grad(kwargs.values())):
+        raise RuntimeError(NO_AUTOGRAD.format(name if rule != CREATION else f"aten::{name}"))
+    if rule == CREATION:
+        kwargs = _made_in(outs[0], name, kwargs)
+    result = function(*args, **kwargs)
+    results = result if isinstance(result, tuple) else (result,)
+    if isinstance(result, tuple) != isinstance(out, (tuple, list)):
+        wanted = "tuple of Tensors" if isinstance(result, tuple) else "Tensor"
+        raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {type(out).__name__}")
+    if len(outs) != len(results):
+        raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
+    tensors = [value for value in (*args, *kwargs.values()) if isinstance(value, Tensor)]
+    for target, value in zip(outs, results):
+        _check_dtype(target, value, EXACT if isinstance(result, tuple) else rule)
+        _check_device(target, value)
+        _fit(target, value, warn=rule != CREATION)
+        check_overlap(target, tensors)
+        _write(target, value._data.astype(target._data.dtype, copy=False))
+    if isinstance(result, tuple):
+        return type(result)(*outs) if hasattr(result, "_fields") else tuple(outs)
+    return out
+
+
+def _checked_outs(out, name, rule):
+    """``out`` as a tuple of tensors, with PyTorch's TypeError for anything else."""
+    if isinstance(out, Tensor):
+        if rule == TUPLE:
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
+        return (out,)
+    if rule in (TUPLE, EITHER) and isinstance(out, (tuple, list)):
+        for i, value in enumerate(out):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"{name}(): expected Tensor as element {i} in argument 'out', "
+                                f"but got {type(value).__name__}")
+        return tuple(out)
+    wanted = "tuple of Tensors" if rule == TUPLE else "Tensor"
+    raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {type(out).__name__}")
+
+
+def _any_requires_grad(values):
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            if _any_requires_grad(value):
+                return True
+        elif isinstance(value, Tensor) and value._requires_grad:
+            return True
+    return False
+
+
+def _made_in(out, name, kwargs):
+    """A creation function's keywords, with ``out``'s dtype and device."""
+    wanted = kwargs.get("dtype")
+    if wanted is not None and dtypes.to_numpy_dtype(wanted) != out._data.dtype:
+        raise RuntimeError(f"dtype {dtypes.scalar_type_name(dtypes.to_numpy_dtype(wanted))} "
+                           "does not match dtype of out parameter "
+                           f"({dtypes.scalar_type_name(out._data.dtype)})")
+    return {**kwargs, "dtype": out.dtype, "device": out.device}
+
+
+def _check_dtype(out, result, rule):
+    have, want = result._data.dtype, out._data.dtype
+    if have == want or rule in (ANY, CREATION):
+        return
+    if rule == EXACT:
+        raise RuntimeError(f"Expected out tensor to have dtype {dtypes.c_type_name(have)}, but "
+                           f"got {dtypes.c_type_name(want)} instead")
+    if not np.can_cast(have, want, "same_kind"):  # PyTorch's canCast, for its real dtypes
+        raise RuntimeError(f"result type {dtypes.scalar_type_name(have)} can't be cast to the "
+                           f"desired output type {dtypes.scalar_type_name(want)}")
+
+
+def _check_device(out, result):
+    if out.device != result.device:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {result.device} and {out.device}!")
+
+
+def _fit(out, result, warn):
+    """Resize ``out`` to ``result``'s shape if it differs (warning if it had elements)."""
+    shape = result._data.shape
+    if out._data.shape == shape:
+        return
+    if out._base is not None:
+        raise RuntimeError(f"out= is a view of shape {list(out._data.shape)} and the result has "
+                           f"shape {list(shape)}: nbgrad does not resize a view (PyTorch "
+                           "would, within its base's storage).\nnbgrad hint: pass an out of "
+                           "the result's shape, or one that is not a view.")
+    if warn and out._data.size:
+        warnings.warn(RESIZED.format(list(out._data.shape), list(shape)), UserWarning,
+                      stacklevel=4)
+    out._data = result._data.astype(out._data.dtype, copy=True)
