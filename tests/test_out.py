@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import nbgrad as ng
-from nbgrad.ops.out import ANY, CAST, CREATION, EXACT, OUT
+from nbgrad.ops.out import ANY, CAST, CREATION, EXACT, INTO, OUT
 
 torch = pytest.importorskip("torch", reason="the parity tests of out= compare with PyTorch")
 
@@ -26,7 +26,8 @@ CASES = {
        "sgn sigmoid sign sin sinh square tan tanh trunc arctan atan logical_not nan_to_num "
        "msort".split()},
     **{n: [(("u34",), {})] for n in "acos arccos asin arcsin atanh arctanh erfinv".split()},
-    **{n: [(("p34",), {})] for n in "log log10 log1p log2 sqrt acosh arccosh asinh arcsinh".split()},
+    **{n: [(("p34",), {})] for n in
+       "log log10 log1p log2 sqrt acosh arccosh asinh arcsinh".split()},
     **{n: [(("f34", "f34"), {}), (("f34", "f4"), {})] for n in
        "add sub subtract mul multiply div divide maximum minimum atan2 arctan2 hypot logaddexp "
        "eq ne not_equal lt le gt ge less less_equal greater greater_equal fmod remainder "
@@ -46,7 +47,8 @@ CASES = {
     "max": [(("f34",), {}), (("f34", 1), {}), (("f34", "f34"), {})],
     "min": [(("f34",), {}), (("f34", 0, True), {})],
     "median": [(("f34", 1), {})], "nanmedian": [(("f34", 1), {})],
-    "sort": [(("f34",), {}), (("f34", 0, True), {})], "argsort": [(("f34",), {"dim": 0, "stable": True})],
+    "sort": [(("f34",), {}), (("f34", 0, True), {})],
+    "argsort": [(("f34",), {"dim": 0, "stable": True})],
     "topk": [(("f34", 2), {})], "kthvalue": [(("f34", 2), {})],
     "aminmax": [(("f34",), {"dim": 1})], "cummax": [(("f34", 1), {})], "cummin": [(("f34", 0), {})],
     "cumsum": [(("f34", 1), {})], "cumprod": [(("f34", 1), {})], "logcumsumexp": [(("f34", 1), {})],
@@ -171,6 +173,7 @@ def _values(result):
     return [r.numpy() for r in result] if isinstance(result, tuple) else [result.numpy()]
 
 
+@pytest.mark.filterwarnings("ignore:torch.ger is deprecated")
 @pytest.mark.parametrize("name, case", CASE_LIST)
 def test_out_gives_the_result_and_torchs(name, case):
     args, kwargs = CASES[name][case]
@@ -212,6 +215,36 @@ def test_an_out_with_elements_is_resized_with_a_warning(name):
                                          else expected.shape)
 
 
+def _accepts(library, name, args, kwargs, dtype, result):
+    """Whether ``library``'s ``name`` takes an out of ``dtype`` (indices kept int64)."""
+    if isinstance(result, tuple):
+        out = tuple(library.empty(0, dtype=getattr(library, dtype) if r.is_floating_point()
+                                  else r.dtype) for r in result)
+    else:
+        out = library.empty(0, dtype=getattr(library, dtype))
+    try:
+        _function(library, name)(*_inputs(args, library, np.random.default_rng(1)), **kwargs,
+                                 out=out)
+    except (RuntimeError, NotImplementedError, ValueError, TypeError):
+        return False  # what each raises is checked for one function of each rule below
+    return True
+
+
+@pytest.mark.filterwarnings("ignore:torch.ger is deprecated")
+@pytest.mark.parametrize("name", sorted(n for n, rule in OUT.items() if rule != CREATION))
+@pytest.mark.parametrize("dtype", ["float64", "int64", "bool"])
+def test_outs_dtype_is_accepted_where_torchs_is(name, dtype):
+    """The rule of each function in the table: an out of another dtype than the result's
+    is taken, or refused, as PyTorch takes or refuses it."""
+    if dtype == "bool" and name in ("cumsum", "cumprod"):
+        pytest.skip("PyTorch has no bool kernel for cumsum and cumprod; nbgrad computes them")
+    args, kwargs = CASES[name][0]
+    result = _function(ng, name)(*_inputs(args, ng, np.random.default_rng(1)), **kwargs)
+    t_result = _function(torch, name)(*_inputs(args, torch, np.random.default_rng(1)), **kwargs)
+    assert (_accepts(ng, name, args, kwargs, dtype, result)
+            == _accepts(torch, name, args, kwargs, dtype, t_result))
+
+
 def test_a_creation_function_resizes_silently_and_makes_outs_dtype():
     out = ng.empty(5, dtype=ng.long)
     with warnings.catch_warnings():
@@ -243,10 +276,12 @@ def test_version_and_identity():
 
 
 @pytest.mark.parametrize("rule, name, args", [
-    (CAST, "add", ("f34", "f34")), (EXACT, "mm", ("f34", "f43")), (ANY, "sum", ("f34", 1))])
+    (CAST, "add", ("f34", "f34")), (EXACT, "mm", ("f34", "f43")), (INTO, "sum", ("f34", 1)),
+    (ANY, "eq", ("f34", "f34"))])
 def test_dtype_rules(rule, name, args):
-    """CAST: float64 is fine, int64 not; EXACT: only float32; ANY: anything (as torch)."""
-    for dtype, ok in (("float64", rule != EXACT), ("int64", rule == ANY)):
+    """CAST: float64 is fine, int64 not; EXACT: only float32; ANY, INTO: anything (as torch)."""
+    assert OUT[name] == rule
+    for dtype, ok in (("float64", rule != EXACT), ("int64", rule in (ANY, INTO))):
         for library in (torch, ng):
             inputs = _inputs(args, library, np.random.default_rng(1))
             out = library.empty(0, dtype=getattr(library, dtype))
@@ -259,6 +294,25 @@ def test_dtype_rules(rule, name, args):
                        f"{'double' if dtype == 'float64' else 'long int'} instead")
             with pytest.raises(RuntimeError, match=message):
                 _function(library, name)(*inputs, out=out)
+
+
+@pytest.mark.parametrize("name", ["sum", "cumsum", "prod", "cumprod"])
+def test_a_reduction_computes_in_outs_dtype(name):
+    """PyTorch's sum(x, dim, out=long) sums the elements cast to long (0.6 + 0.6 is 0)."""
+    for library in (torch, ng):
+        out = library.empty(0, dtype=library.long)
+        _function(library, name)(library.tensor([[1.6, 1.6]]), 1, out=out)
+        assert out.flatten().tolist()[-1] == {"sum": 2, "cumsum": 2, "prod": 1, "cumprod": 1}[name]
+    message = "Expected out tensor to have dtype double, but got float instead"
+    with pytest.raises(RuntimeError, match=message):
+        ng.sum(ng.ones(2, 2), 1, dtype=ng.float64, out=ng.empty(0))
+
+
+@pytest.mark.parametrize("library", [torch, ng], ids=["torch", "nbgrad"])
+def test_cat_refuses_a_dtype_with_a_type_error(library):
+    with pytest.raises(TypeError, match="cat\\(\\): input types can't be cast to the desired "
+                                        "output type Long"):
+        library.stack([library.ones(2), library.ones(2)], out=library.empty(0, dtype=library.long))
 
 
 def test_cast_into_a_wider_dtype_keeps_the_values():

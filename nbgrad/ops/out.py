@@ -14,6 +14,9 @@ What PyTorch does, and so nbgrad:
   graph;
 * an ``out`` of another shape is resized, with a warning when it had elements (a creation
   function such as ``zeros`` resizes silently);
+* ``out``'s dtype: one the result casts to, the result's exactly, or any (``OUT`` says
+  which, as PyTorch's kernels do); a creation function, and ``sum``, make their values in
+  it;
 * for (values, indices) results (``sort``, ``max(x, dim)``...) ``out`` is a tuple of as many
   tensors, each of exactly the dtype of its result (the indices: int64);
 * ``out`` may be an operand (``add(a, b, out=a)``, as ``a.add_(b)``), but not overlap one
@@ -41,8 +44,10 @@ if TYPE_CHECKING:
 
 # What PyTorch accepts as the dtype of ``out``:
 CAST = "cast"          # one the result's dtype casts to (float64 for a float32 result, not int64)
+JOIN = "join"          # as CAST, refused with cat's TypeError (cat, stack and their kin)
 EXACT = "exact"        # the result's dtype itself
-ANY = "any"            # any: the result is computed into it (comparisons, sum, cumsum...)
+ANY = "any"            # any: the result is cast to it (comparisons, logical_not, bernoulli)
+INTO = "into"          # any: the function computes in it (its dtype=; sum, cumsum...)
 CREATION = "creation"  # any: the values are made in it, on its device (zeros, arange, randn...)
 TUPLE = "tuple"        # (values, indices), each of exactly its result's dtype
 EITHER = "either"      # a tensor (CAST), or a tuple where the result is one (max(x, dim))
@@ -52,20 +57,22 @@ EITHER = "either"      # a tensor (CAST), or a tuple where the result is one (ma
 OUT = {
     **dict.fromkeys((
         "acos acosh add arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan "
-        "atan2 atanh bucketize cat column_stack concat concatenate cos cosh div divide dstack "
-        "erf erfc erfinv exp exp2 expm1 fmod floor_divide ger hstack hypot kron lerp log log10 "
-        "log1p log2 logaddexp logsumexp mean mul multiply nanmean nansum normal outer pow "
-        "reciprocal remainder row_stack rsqrt sigmoid sin sinh sqrt square stack std sub "
-        "subtract tan tanh threshold true_divide var vstack xlogy maximum minimum").split(), CAST),
+        "atan2 atanh cos cosh div divide erf erfc erfinv exp exp2 expm1 floor_divide fmod ger "
+        "hypot kron lerp log log10 log1p log2 logaddexp logsumexp maximum mean minimum mul "
+        "multiply nanmean nansum normal outer pow reciprocal remainder rsqrt sigmoid sin sinh "
+        "sqrt square std sub subtract tan tanh threshold true_divide var xlogy").split(), CAST),
     **dict.fromkeys((
-        "abs all any amax amin argmax argmin argsort bmm ceil clamp clamp_max clamp_min clip "
-        "diag dot floor frac gather hardshrink index_add index_copy index_select isin "
-        "log_softmax logcumsumexp masked_select matmul mm msort multinomial mv nan_to_num neg "
-        "negative nonzero norm round scatter scatter_add scatter_reduce searchsorted sgn sign "
-        "softmax take take_along_dim tril triu trunc where").split(), EXACT),
+        "cat column_stack concat concatenate dstack hstack row_stack stack vstack").split(), JOIN),
     **dict.fromkeys((
-        "bernoulli cumprod cumsum eq ge greater greater_equal gt le less less_equal "
-        "logical_not lt ne not_equal prod sum").split(), ANY),
+        "abs all amax amin any argmax argmin argsort bmm bucketize ceil clamp clamp_max "
+        "clamp_min clip diag dot floor frac gather hardshrink index_add index_copy "
+        "index_select isin log_softmax logcumsumexp masked_select matmul mm msort multinomial "
+        "mv nan_to_num neg negative nonzero norm round scatter scatter_add scatter_reduce "
+        "searchsorted sgn sign softmax take take_along_dim tril triu trunc where").split(), EXACT),
+    **dict.fromkeys((
+        "bernoulli eq ge greater greater_equal gt le less less_equal logical_not lt ne "
+        "not_equal").split(), ANY),
+    **dict.fromkeys("cumprod cumsum prod sum".split(), INTO),
     **dict.fromkeys(
         "arange empty eye full linspace ones rand randint randn randperm zeros".split(), CREATION),
     **dict.fromkeys("aminmax cummax cummin kthvalue sort topk".split(), TUPLE),
@@ -106,7 +113,9 @@ def with_out(function: Callable[..., Any], name: str) -> Callable[..., Any]:
         return _into(out, short, rule, function, args, kwargs)
 
     functools.update_wrapper(call, function)
-    call.__signature__ = _signature(function, ANNOTATIONS.get(rule, "Tensor | None"))
+    # a function takes any attribute; inspect.signature (help, the stubs) reads this one
+    call.__signature__ = _signature(  # type: ignore[attr-defined]
+        function, ANNOTATIONS.get(rule, "Tensor | None"))
     call.__doc__ = _documented(function.__doc__, *DOCS.get(rule, OUT_DOC))
     return call
 
@@ -144,11 +153,13 @@ def _documented(doc, entry, description):
 def _into(out, name, rule, function, args, kwargs):
     """``function(*args, **kwargs)`` written into ``out``, which is returned."""
     outs = _checked_outs(out, name, rule)
-    if grad_mode.enabled and (_any_requires_grad(outs) or _any_requires_grad(args)
-                              or _any_requires_grad(kwargs.values())):
+    tensors = list(_tensors((*args, *kwargs.values())))
+    if grad_mode.enabled and any(t._requires_grad for t in (*outs, *tensors)):
         raise RuntimeError(NO_AUTOGRAD.format(name if rule != CREATION else f"aten::{name}"))
     if rule == CREATION:
         kwargs = _made_in(outs[0], name, kwargs)
+    elif rule == INTO:
+        rule, kwargs = _computed_in(outs[0], kwargs)
     result = function(*args, **kwargs)
     results = result if isinstance(result, tuple) else (result,)
     if isinstance(result, tuple) != isinstance(out, (tuple, list)):
@@ -156,7 +167,6 @@ def _into(out, name, rule, function, args, kwargs):
         raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {type(out).__name__}")
     if len(outs) != len(results):
         raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
-    tensors = [value for value in (*args, *kwargs.values()) if isinstance(value, Tensor)]
     for target, value in zip(outs, results):
         _check_dtype(target, value, EXACT if isinstance(result, tuple) else rule)
         _check_device(target, value)
@@ -184,14 +194,13 @@ def _checked_outs(out, name, rule):
     raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {type(out).__name__}")
 
 
-def _any_requires_grad(values):
+def _tensors(values):
+    """The tensors among ``values`` and in the lists among them (``cat([a, b])``)."""
     for value in values:
         if isinstance(value, (list, tuple)):
-            if _any_requires_grad(value):
-                return True
-        elif isinstance(value, Tensor) and value._requires_grad:
-            return True
-    return False
+            yield from _tensors(value)
+        elif isinstance(value, Tensor):
+            yield value
 
 
 def _made_in(out, name, kwargs):
@@ -204,6 +213,14 @@ def _made_in(out, name, kwargs):
     return {**kwargs, "dtype": out.dtype, "device": out.device}
 
 
+def _computed_in(out, kwargs):
+    """The rule and keywords of a function computing in ``out``'s dtype unless its
+    ``dtype=`` says another, which ``out`` must then have."""
+    if kwargs.get("dtype") is not None:
+        return EXACT, kwargs
+    return ANY, {**kwargs, "dtype": out.dtype}
+
+
 def _check_dtype(out, result, rule):
     have, want = result._data.dtype, out._data.dtype
     if have == want or rule in (ANY, CREATION):
@@ -211,9 +228,13 @@ def _check_dtype(out, result, rule):
     if rule == EXACT:
         raise RuntimeError(f"Expected out tensor to have dtype {dtypes.c_type_name(have)}, but "
                            f"got {dtypes.c_type_name(want)} instead")
-    if not np.can_cast(have, want, "same_kind"):  # PyTorch's canCast, for its real dtypes
-        raise RuntimeError(f"result type {dtypes.scalar_type_name(have)} can't be cast to the "
-                           f"desired output type {dtypes.scalar_type_name(want)}")
+    if np.can_cast(have, want, "same_kind"):  # PyTorch's canCast, for its real dtypes
+        return
+    if rule == JOIN:
+        raise TypeError("nbgrad.cat(): input types can't be cast to the desired output type "
+                        f"{dtypes.scalar_type_name(want)}")
+    raise RuntimeError(f"result type {dtypes.scalar_type_name(have)} can't be cast to the "
+                       f"desired output type {dtypes.scalar_type_name(want)}")
 
 
 def _check_device(out, result):

@@ -9,7 +9,7 @@ tensor a zero gradient, as PyTorch's ``derivatives.yaml`` says (``NormalBackward
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +24,11 @@ from ..tensor import Tensor
 from .generator import Generator, numpy_generator
 from .zero_gradient import NoReparameterisation, record_sample
 
+if TYPE_CHECKING:
+    from ..backend import device
+    from ..dtypes import dtype
+    from ..types import Shape
+
 __all__ = [
     "bernoulli",
     "multinomial",
@@ -37,8 +42,6 @@ __all__ = [
     "randn_like",
     "randperm",
 ]
-
-_Shape = Sequence[int]  # a shape argument
 
 
 def _float(dtype, kernel):
@@ -74,8 +77,8 @@ def _random(op, draw, shape, generator, dtype, device, requires_grad, kernel):
     return _finish(data, None, device, requires_grad)
 
 
-def rand(*sizes: int | _Shape, size: _Shape | None = None, generator: Generator | None = None,
-         dtype: dtypes.dtype | None = None, device: str | backend.device | None = None,
+def rand(*sizes: int | Shape, size: Shape | None = None, generator: Generator | None = None,
+         dtype: dtype | None = None, device: str | device | None = None,
          requires_grad: bool = False) -> Tensor:
     """Values drawn uniformly from ``[0, 1)``.
 
@@ -97,8 +100,8 @@ def rand(*sizes: int | _Shape, size: _Shape | None = None, generator: Generator 
                    generator, dtype, device, requires_grad, "check_uniform_bounds")
 
 
-def randn(*sizes: int | _Shape, size: _Shape | None = None, generator: Generator | None = None,
-          dtype: dtypes.dtype | None = None, device: str | backend.device | None = None,
+def randn(*sizes: int | Shape, size: Shape | None = None, generator: Generator | None = None,
+          dtype: dtype | None = None, device: str | device | None = None,
           requires_grad: bool = False) -> Tensor:
     """Values drawn from the standard normal distribution (arguments as ``rand``)."""
     return _random("randn", lambda g, shape: g.standard_normal(shape),
@@ -106,9 +109,9 @@ def randn(*sizes: int | _Shape, size: _Shape | None = None, generator: Generator
                    "normal_kernel_cpu")
 
 
-def randint(low: int = 0, high: int | None = None, size: _Shape | None = None, *,
-            generator: Generator | None = None, dtype: dtypes.dtype | None = None,
-            device: str | backend.device | None = None, requires_grad: bool = False) -> Tensor:
+def randint(low: int = 0, high: int | None = None, size: Shape | None = None, *,
+            generator: Generator | None = None, dtype: dtype | None = None,
+            device: str | device | None = None, requires_grad: bool = False) -> Tensor:
     """Integers drawn uniformly from ``[low, high)``.
 
     Parameters
@@ -158,22 +161,22 @@ def _like_with(op, input, generator, dtype, device, requires_grad, make):
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None,
-              dtype: dtypes.dtype | None = None, device: str | backend.device | None = None,
+              dtype: dtype | None = None, device: str | device | None = None,
               requires_grad: bool = False) -> Tensor:
     """Uniform values in [0, 1) with ``input``'s shape, and its dtype and device unless given."""
     return _like_with("rand_like", input, generator, dtype, device, requires_grad, rand)
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None,
-               dtype: dtypes.dtype | None = None, device: str | backend.device | None = None,
+               dtype: dtype | None = None, device: str | device | None = None,
                requires_grad: bool = False) -> Tensor:
     """Standard normal values with ``input``'s shape, and its dtype and device unless given."""
     return _like_with("randn_like", input, generator, dtype, device, requires_grad, randn)
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
-                 generator: Generator | None = None, dtype: dtypes.dtype | None = None,
-                 device: str | backend.device | None = None,
+                 generator: Generator | None = None, dtype: dtype | None = None,
+                 device: str | device | None = None,
                  requires_grad: bool = False) -> Tensor:
     """Integers from ``[low, high)`` (``[0, low)`` with one bound) with ``input``'s shape, and
     its dtype and device unless given (an integer dtype is not required)."""
@@ -185,8 +188,8 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
                      requires_grad))
 
 
-def randperm(n: int, *, generator: Generator | None = None, dtype: dtypes.dtype | None = None,
-             device: str | backend.device | None = None, requires_grad: bool = False) -> Tensor:
+def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None = None,
+             device: str | device | None = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` is given)."""
     if not _is_int(n):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {dtypes.type_name(n)}")
@@ -238,9 +241,9 @@ class NormalBackward3(NoReparameterisation):
     __slots__ = ()
 
 
-def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: _Shape | None = None, *,
-           generator: Generator | None = None, dtype: dtypes.dtype | None = None,
-           device: str | backend.device | None = None, requires_grad: bool = False) -> Tensor:
+def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Shape | None = None, *,
+           generator: Generator | None = None, dtype: dtype | None = None,
+           device: str | device | None = None, requires_grad: bool = False) -> Tensor:
     """Samples from normal distributions, in PyTorch's four forms.
 
     * ``normal(mean, std)`` with two tensors: their broadcast shape, ``mean``'s dtype;
