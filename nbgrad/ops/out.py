@@ -106,18 +106,56 @@ def with_out(function: Callable[..., Any], name: str) -> Callable[..., Any]:
     if rule is None:
         return function
     short = name.rpartition(".")[2]
+    signature = _signature(function, ANNOTATIONS.get(rule, "Tensor | None"))
 
-    def call(*args, out=None, **kwargs):
-        if out is None:
-            return function(*args, **kwargs)
+    def into(out, args, kwargs):
         return _into(out, short, rule, function, args, kwargs)
 
+    call = _compiled(signature, function, into)
     functools.update_wrapper(call, function)
-    # a function takes any attribute; inspect.signature (help, the stubs) reads this one
-    call.__signature__ = _signature(  # type: ignore[attr-defined]
-        function, ANNOTATIONS.get(rule, "Tensor | None"))
+    call.__signature__ = signature  # what inspect.signature (help, the stubs) reads
     call.__doc__ = _documented(function.__doc__, *DOCS.get(rule, OUT_DOC))
     return call
+
+
+def _compiled(signature, function, into):
+    """A function of ``signature`` that calls ``function`` when ``out`` is None, else
+    ``into(out, args, kwargs)``. Written out parameter by parameter, it costs a call with
+    no out= one ``if`` (a ``*args, **kwargs`` wrapper would pack both on every call)."""
+    kind = inspect.Parameter
+    params, positional, keywords, defaults, slash = [], [], [], {}, 0
+    for param in signature.parameters.values():
+        text = param.name
+        if param.default is not param.empty:
+            defaults[param.name] = param.default
+            text += f"=_defaults[{param.name!r}]"
+        if param.kind is kind.KEYWORD_ONLY and not any(p.startswith("*") for p in params):
+            params.append("*")
+        if param.kind is kind.VAR_POSITIONAL:
+            text = f"*{param.name}"
+            positional.append(text)
+        elif param.kind is kind.VAR_KEYWORD:
+            text = f"**{param.name}"
+            keywords.append(text)
+        elif param.kind is kind.KEYWORD_ONLY:
+            if param.name != "out":
+                keywords.append(f"{param.name}={param.name}")
+        else:
+            positional.append(param.name)
+        params.append(text)
+        if param.kind is kind.POSITIONAL_ONLY:
+            slash = len(params)
+    if slash:
+        params.insert(slash, "/")
+    arguments = ", ".join([*positional, *keywords])
+    source = (f"def call({', '.join(params)}):\n"
+              f"    if out is None:\n"
+              f"        return _function({arguments})\n"
+              f"    return _into(out, ({''.join(a + ', ' for a in positional)}), "
+              f"dict({', '.join(keywords)}))\n")
+    namespace = {"_function": function, "_into": into, "_defaults": defaults}
+    exec(compile(source, f"<out= of {function.__qualname__}>", "exec"), namespace)
+    return namespace["call"]
 
 
 def _signature(function, annotation):
