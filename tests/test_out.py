@@ -416,3 +416,11 @@ def test_help_signature_and_source_keep_the_op():
         from nbgrad.viz.source import show_source
         source = show_source(ng.add).text
     assert "class AddBackward0" in source and "def add(" in source
+
+
+@pytest.mark.skipif(not (ng.cuda.is_available() and torch.cuda.is_available()),
+                    reason="needs a GPU for both nbgrad (CuPy) and torch")
+def test_an_out_on_another_device():
+    for library in (torch, ng):
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            library.add(library.ones(2), 1, out=library.empty(2, device="cuda"))

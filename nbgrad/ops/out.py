@@ -80,16 +80,25 @@ OUT = {
     **dict.fromkeys(("linalg.matrix_norm", "linalg.norm", "linalg.vector_norm"), EXACT),
 }
 ANNOTATIONS = {TUPLE: "tuple[Tensor, ...] | None", EITHER: "Tensor | tuple[Tensor, ...] | None"}
+# the entry ``out`` gets in the function's Parameters (its type, and what it must be)
 DOCS = {
-    TUPLE: ("out : tuple of Tensor, optional",
-            "Tensors to write the results into (resized if needed); returned."),
-    EITHER: ("out : Tensor or tuple of Tensor, optional",
-             "The tensor to write the result into, or a tuple for a tuple of results (resized "
-             "if needed); returned."),
+    CAST: ("Tensor, optional", "The tensor to write the result into, of a dtype the result "
+           "casts to"),
+    EXACT: ("Tensor, optional", "The tensor to write the result into, of the result's dtype"),
+    ANY: ("Tensor, optional", "The tensor to write the result into, of any dtype"),
+    INTO: ("Tensor, optional", "The tensor to write the result into, of any dtype, which "
+           "the function computes in unless ``dtype`` says another"),
+    CREATION: ("Tensor, optional", "The tensor to make the values in: in its dtype, on its "
+               "device"),
+    TUPLE: ("tuple of Tensor, optional", "Tensors to write the results into, each of its "
+            "result's dtype"),
+    EITHER: ("Tensor or tuple of Tensor, optional", "The tensor to write the result into, of "
+             "a dtype the result casts to; where the result is a tuple, as many tensors, each "
+             "of its result's dtype"),
 }
-OUT_DOC = ("out : Tensor, optional",
-           "The tensor to write the result into (resized if needed); returned. Not with grad "
-           "mode on and an argument that requires grad (as in PyTorch).")
+DOCS[JOIN] = DOCS[CAST]
+DOCS_END = (" (resized if needed); returned. Not with grad mode on and an argument that "
+            "requires grad (as in PyTorch).")
 RESIZED = ("An output with one or more elements was resized since it had shape {}, which does "
            "not match the required output shape {}. This behavior is deprecated, and in a "
            "future PyTorch release outputs will not be resized unless they have zero "
@@ -114,7 +123,8 @@ def with_out(function: Callable[..., Any], name: str) -> Callable[..., Any]:
     call = _compiled(signature, function, into)
     functools.update_wrapper(call, function)
     call.__signature__ = signature  # what inspect.signature (help, the stubs) reads
-    call.__doc__ = _documented(function.__doc__, *DOCS.get(rule, OUT_DOC))
+    kind, description = DOCS[rule]
+    call.__doc__ = _documented(function.__doc__, f"out : {kind}", description + DOCS_END)
     return call
 
 
