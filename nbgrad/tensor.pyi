@@ -6,7 +6,16 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 
 from typing import Any
 import builtins
+import nbgrad.backend
+import nbgrad.dtypes
+from collections.abc import Callable
+from nbgrad.types import DeviceLike
 from nbgrad.random.generator import Generator
+from nbgrad.core.node import Node
+from nbgrad.types import Number
+from nbgrad.core.node import RemovableHandle
+from collections.abc import Sequence
+from nbgrad.types import Shape
 
 IN_CUSTOM_FUNCTION: str
 MULTI_OUTPUT_NODE: str
@@ -31,7 +40,7 @@ def _rebuild(cls, data, requires_grad, device):
     ...
 
 
-def warn_if_scalar_of_grad(t, stacklevel=2):
+def warn_if_scalar_of_grad(t: Tensor, stacklevel: builtins.int = 2) -> None:
     """PyTorch's once-per-process warning when a tensor that requires grad (with grad mode
     on) becomes a Python float: the number is cut off from the graph. ``float()`` gives it
     (so does ``tensor([t, ...])``); ``int()``, ``bool()`` and ``.item()`` do not.
@@ -46,6 +55,14 @@ class Tensor:
     and the other creation functions (``nbgrad.Tensor(data)`` is PyTorch's legacy
     constructor, float32 always). Its methods are the operations of ``nbgrad.ops``; the
     module docstring lists the fields behind the attributes below.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The legacy constructor's forms (``nbgrad.legacy``): ``Tensor(data)`` converts a
+        sequence to the default float dtype, ``Tensor(*sizes)`` and ``Tensor(size=...)``
+        make zeros of that shape, ``Tensor()`` an empty one-dimensional tensor and
+        ``Tensor(tensor)`` shares that tensor's memory; ``device=`` places it.
 
     Attributes
     ----------
@@ -173,7 +190,7 @@ class Tensor:
     def __ineg__(self, other):
         """In place ``neg``: changes this tensor and bumps its version (chapter 05)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def __int__(self):
@@ -680,8 +697,14 @@ class Tensor:
     def bmm(self, mat2):
         """Batched matrix product of two 3-D tensors with the same batch size."""
 
-    def bool(self):
-        """``to(nbgrad.bool)``."""
+    def bool(self) -> Tensor:
+        """This tensor converted to ``nbgrad.bool``: ``to(nbgrad.bool)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is bool already.
+        """
 
     def broadcast_to(self, size: tuple[builtins.int, ...]) -> Tensor:
         """``input.expand(size)``: a view broadcast to ``size`` (-1 keeps a dimension).
@@ -697,7 +720,15 @@ class Tensor:
         """
 
     def cauchy_(self, median: builtins.float = 0.0, sigma: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
-        """Fill in place with samples of the Cauchy distribution (``median``, scale ``sigma`` > 0).
+        """Fill in place with samples of the Cauchy distribution.
+
+        Parameters
+        ----------
+        median : float
+        sigma : float
+            The scale (> 0).
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -824,11 +855,26 @@ class Tensor:
             int64, with no ``grad_fn``.
         """
 
-    def cpu(self):
-        """This tensor on the CPU (itself when it is there already)."""
+    def cpu(self) -> Tensor:
+        """This tensor on the CPU (itself when it is there already).
 
-    def cuda(self, device=None):
-        """This tensor on a GPU (CuPy)."""
+        Returns
+        -------
+        Tensor
+        """
+
+    def cuda(self, device: DeviceLike | None = None) -> Tensor:
+        """This tensor on a GPU (CuPy): ``to('cuda')``.
+
+        Parameters
+        ----------
+        device : nbgrad.device, str or int, optional
+            The CUDA device (an index, ``'cuda:1'``...); ``'cuda'`` when omitted.
+
+        Returns
+        -------
+        Tensor
+        """
 
     def cummax(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None):
         """The running maximum along ``dim`` and the index where each was found.
@@ -901,23 +947,62 @@ class Tensor:
         """In place ``cumsum``: changes this tensor and bumps its version (chapter 05)."""
 
     @property
-    def data(self):
-        """The same storage, outside the graph, with a version counter of its own (chapter 07)."""
+    def data(self) -> Tensor:
+        """The same storage, outside the graph, with a version counter of its own (chapter 07).
+
+        Unlike ``detach()``, changes made through it in place are invisible to autograd's
+        version check: a saved tensor changed that way gives silently wrong gradients.
+        Assigning a tensor to ``.data`` makes this tensor use that tensor's values.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        TypeError
+            On assigning something that is not a tensor.
+        RuntimeError
+            On assigning a tensor that is not floating point to one that requires grad, and
+            on ``del t.data``.
+        """
 
     @data.setter
     def data(self, value): ...
 
-    def detach(self):
-        """The same storage and version counter, outside the graph (chapter 07)."""
+    def detach(self) -> Tensor:
+        """The same storage and version counter, outside the graph (chapter 07).
 
-    def detach_(self):
-        """Take this tensor out of the graph, in place: it becomes a leaf that needs no
-        gradient.
+        The result is a leaf that does not require grad; an in-place change through it
+        bumps the shared version, so backward still notices it.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def detach_(self) -> Tensor:
+        """Take this tensor out of the graph, in place: it becomes a leaf that needs no gradient.
+
+        Returns
+        -------
+        Tensor
+            This tensor.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor is a view (use ``detach()``).
         """
 
     @property
-    def device(self):
-        """Where the values live: ``device(type='cpu')`` or a CUDA device."""
+    def device(self) -> nbgrad.backend.device:
+        """Where the values live: ``device(type='cpu')`` or a CUDA device.
+
+        Returns
+        -------
+        nbgrad.device
+        """
 
     def diag(self, diagonal: builtins.int = 0) -> Tensor:
         """A 1-d tensor on the diagonal ``diagonal`` of a square matrix, or the diagonal of a
@@ -970,8 +1055,13 @@ class Tensor:
             A view, writable, as PyTorch's (NumPy's is read-only).
         """
 
-    def dim(self):
-        """The number of dimensions (0 for a scalar tensor)."""
+    def dim(self) -> builtins.int:
+        """The number of dimensions (0 for a scalar tensor); ``ndim`` is the same.
+
+        Returns
+        -------
+        int
+        """
 
     def dist(self, other: Tensor, p: builtins.float = 2) -> Tensor:
         """The ``p``-norm of ``input - other`` (broadcast), over all elements.
@@ -1005,8 +1095,14 @@ class Tensor:
     def dot(self, other):
         """The dot product of two 1-D tensors."""
 
-    def double(self):
-        """``to(nbgrad.float64)``."""
+    def double(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float64``: ``to(nbgrad.float64)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is float64 already.
+        """
 
     def dsplit(self, indices_or_sections: builtins.int | list[builtins.int]) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions.
@@ -1023,11 +1119,21 @@ class Tensor:
         """
 
     @property
-    def dtype(self):
-        """The element type, such as ``nbgrad.float32``."""
+    def dtype(self) -> nbgrad.dtypes.dtype:
+        """The element type, such as ``nbgrad.float32``.
 
-    def element_size(self):
-        """The size of one element in bytes."""
+        Returns
+        -------
+        nbgrad.dtype
+        """
+
+    def element_size(self) -> builtins.int:
+        """The size of one element in bytes (4 for float32).
+
+        Returns
+        -------
+        int
+        """
 
     def eq(self, other):
         """Elementwise ``eq``: a bool tensor, never part of the graph."""
@@ -1124,7 +1230,14 @@ class Tensor:
         """In place ``expm1``: changes this tensor and bumps its version (chapter 05)."""
 
     def exponential_(self, lambd: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
-        """Fill in place with samples of the exponential distribution of rate ``lambd`` (> 0).
+        """Fill in place with samples of the exponential distribution of rate ``lambd``.
+
+        Parameters
+        ----------
+        lambd : float
+            The rate (> 0): the mean is ``1 / lambd``.
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -1177,8 +1290,14 @@ class Tensor:
         Tensor
         """
 
-    def float(self):
-        """``to(nbgrad.float32)``."""
+    def float(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float32``: ``to(nbgrad.float32)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is float32 already.
+        """
 
     def floor(self):
         """Each element rounded down; its gradient is zero."""
@@ -1245,7 +1364,14 @@ class Tensor:
 
     def geometric_(self, p: builtins.float, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with the number of Bernoulli(``p``) trials up to the first success
-        (1, 2, ...), ``p`` in (0, 1).
+        (1, 2, ...).
+
+        Parameters
+        ----------
+        p : float
+            The probability of success of each trial, in (0, 1).
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -1268,17 +1394,51 @@ class Tensor:
         """
 
     @property
-    def grad(self):
-        """The gradient accumulated by backward; ``None`` before it, and for non-leaves that do
-        not retain it (chapter 03).
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated by backward (chapter 03).
+
+        ``None`` before the first backward, and for non-leaves that do not retain it
+        (reading it there warns, as in PyTorch). It may be assigned a tensor of the same
+        shape, dtype and device, or None; ``del t.grad`` clears it.
+
+        Returns
+        -------
+        Tensor or None
+
+        Raises
+        ------
+        TypeError
+            On assigning something that is neither a tensor nor None.
+        RuntimeError
+            On assigning the tensor itself, or one of another shape, dtype or device.
+
+        Warns
+        -----
+        UserWarning
+            Reading it on a non-leaf that does not retain its gradient, while it has none.
         """
 
     @grad.setter
     def grad(self, value): ...
 
     @property
-    def grad_fn(self):
-        """The node that produced this tensor, or ``None`` for a leaf (chapter 00)."""
+    def grad_fn(self) -> Node | None:
+        """The node that produced this tensor, or ``None`` for a leaf (chapter 00).
+
+        A view whose base (or another view of it) was changed in place since it got its
+        node gets a new one on reading, as in PyTorch: ``AsStridedBackward0`` in general,
+        leading to the base's current ``grad_fn``.
+
+        Returns
+        -------
+        Node or None
+
+        Raises
+        ------
+        RuntimeError
+            That view was made in a way that forbids it (under ``no_grad``, by an operation
+            with several view outputs, or in a custom ``Function``).
+        """
 
     def greater(self, other):
         """Elementwise ``gt``: a bool tensor, never part of the graph."""
@@ -1289,8 +1449,14 @@ class Tensor:
     def gt(self, other):
         """Elementwise ``gt``: a bool tensor, never part of the graph."""
 
-    def half(self):
-        """``to(nbgrad.float16)``."""
+    def half(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float16``: ``to(nbgrad.float16)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is float16 already.
+        """
 
     def hardshrink(self, lambd: builtins.float = 0.5) -> Tensor:
         """``x`` where ``|x| > lambd``, else 0.
@@ -1418,27 +1584,61 @@ class Tensor:
             ``input``'s shape with ``len(index)`` along ``dim``.
         """
 
-    def int(self):
-        """``to(nbgrad.int32)``."""
+    def int(self) -> Tensor:
+        """This tensor converted to ``nbgrad.int32``: ``to(nbgrad.int32)``.
 
-    def is_contiguous(self):
-        """Whether the elements are laid out in memory row by row, without gaps."""
+        Returns
+        -------
+        Tensor
+            Itself when it is int32 already.
+        """
 
-    @property
-    def is_cuda(self):
-        """Whether the values live on a GPU."""
+    def is_contiguous(self) -> builtins.bool:
+        """Whether the elements are laid out in memory row by row, without gaps.
 
-    def is_floating_point(self):
-        """Whether the dtype is a floating-point type (only those can require grad)."""
-
-    def is_inference(self):
-        """Whether this is an inference tensor: made inside ``inference_mode`` (and not a
-        view of a normal tensor), so it has no version counter and never joins a graph.
+        Returns
+        -------
+        bool
         """
 
     @property
-    def is_leaf(self):
-        """Whether this tensor was not computed by a recorded operation (chapter 02)."""
+    def is_cuda(self) -> builtins.bool:
+        """Whether the values live on a GPU (a CuPy array).
+
+        Returns
+        -------
+        bool
+        """
+
+    def is_floating_point(self) -> builtins.bool:
+        """Whether the dtype is a floating-point type (only those can require grad).
+
+        Returns
+        -------
+        bool
+        """
+
+    def is_inference(self) -> builtins.bool:
+        """Whether this is an inference tensor.
+
+        It was made inside ``inference_mode`` (and is not a view of a normal tensor), so it
+        has no version counter and never joins a graph.
+
+        Returns
+        -------
+        bool
+        """
+
+    @property
+    def is_leaf(self) -> builtins.bool:
+        """Whether this tensor was not computed by a recorded operation (chapter 02).
+
+        Returns
+        -------
+        bool
+            True exactly when ``grad_fn`` is None: tensors made by the user, and results
+            of operations on tensors that need no gradient.
+        """
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         """Where ``|input - other| <= atol + rtol * |other|`` holds, as a bool tensor."""
@@ -1452,9 +1652,13 @@ class Tensor:
     def isnan(self):
         """Where the elements are NaN, as a bool tensor."""
 
-    def item(self):
-        """The value of a one-element tensor as a Python number (``float``, ``int`` or
-        ``bool``), outside the graph.
+    def item(self) -> Number:
+        """The value of a one-element tensor as a Python number, outside the graph.
+
+        Returns
+        -------
+        float, int or bool
+            As the dtype is floating point, integer or bool.
 
         Raises
         ------
@@ -1576,7 +1780,14 @@ class Tensor:
         """In place ``log``: changes this tensor and bumps its version (chapter 05)."""
 
     def log_normal_(self, mean: builtins.float = 1.0, std: builtins.float = 2.0, *, generator: Generator | None = None) -> Tensor:
-        """Fill in place with ``exp`` of samples of ``N(mean, std**2)`` (``std`` > 0).
+        """Fill in place with ``exp`` of samples of ``N(mean, std**2)``.
+
+        Parameters
+        ----------
+        mean, std : float
+            Of the underlying normal distribution (``std`` > 0), not of the result.
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -1625,8 +1836,14 @@ class Tensor:
         ``axis=``, ``keepdims=``: NumPy's spellings).
         """
 
-    def long(self):
-        """``to(nbgrad.int64)``."""
+    def long(self) -> Tensor:
+        """This tensor converted to ``nbgrad.int64``: ``to(nbgrad.int64)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is int64 already.
+        """
 
     def lt(self, other):
         """Elementwise ``lt``: a bool tensor, never part of the graph."""
@@ -1910,8 +2127,13 @@ class Tensor:
         """
 
     @property
-    def ndim(self):
-        """The number of dimensions (0 for a scalar tensor)."""
+    def ndim(self) -> builtins.int:
+        """The number of dimensions (0 for a scalar tensor); ``ndim`` is the same.
+
+        Returns
+        -------
+        int
+        """
 
     def ne(self, other):
         """Elementwise ``ne``: a bool tensor, never part of the graph."""
@@ -1925,23 +2147,112 @@ class Tensor:
     def negative(self):
         """``-input``."""
 
-    def nelement(self):
-        """The number of elements."""
+    def nelement(self) -> builtins.int:
+        """The number of elements (the product of the shape); ``nelement`` is the same.
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given."""
+        Returns
+        -------
+        int
+        """
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        """``fill_value`` everywhere, with this tensor's dtype and device unless given."""
+    def new_empty(self, *size: builtins.int | Sequence[builtins.int], dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given.
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        """Ones of ``size``, with this tensor's dtype and device unless given."""
+        As ``empty``, nbgrad fills zeros where PyTorch leaves the memory as it is.
 
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-        """A new leaf holding a copy of ``data``, with this tensor's dtype and device unless given."""
+        Parameters
+        ----------
+        *size : int, or one sequence of ints
+            The shape: ``x.new_empty(2, 3)`` and ``x.new_empty((2, 3))`` are the same.
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        """Zeros of ``size``, with this tensor's dtype and device unless given."""
+        Returns
+        -------
+        Tensor
+        """
+
+    def new_full(self, size: Shape, fill_value: Number, *, dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """``fill_value`` everywhere, in shape ``size``, with this tensor's dtype and device unless given.
+
+        Parameters
+        ----------
+        size : sequence of int
+            The shape, as one sequence.
+        fill_value : number
+            Converted to the dtype.
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def new_ones(self, *size: builtins.int | Sequence[builtins.int], dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """Ones of ``size``, with this tensor's dtype and device unless given.
+
+        Parameters
+        ----------
+        *size : int, or one sequence of ints
+            The shape: ``x.new_ones(2, 3)`` and ``x.new_ones((2, 3))`` are the same.
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def new_tensor(self, data: Any, *, dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """A new leaf holding a copy of ``data``, with this tensor's dtype and device unless given.
+
+        Parameters
+        ----------
+        data : number, nested sequence, NumPy array or Tensor
+            Copied, as by ``nbgrad.tensor`` (which warns for a tensor).
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def new_zeros(self, *size: builtins.int | Sequence[builtins.int], dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """Zeros of ``size``, with this tensor's dtype and device unless given.
+
+        Parameters
+        ----------
+        *size : int, or one sequence of ints
+            The shape: ``x.new_zeros(2, 3)`` and ``x.new_zeros((2, 3))`` are the same.
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
 
     def nonzero(self, *, as_tuple: builtins.bool = False) -> Tensor | tuple[Tensor, ...]:
         """The indices of the elements that are not zero (NaN counts as nonzero), in row-major
@@ -1984,13 +2295,36 @@ class Tensor:
     def not_equal(self, other):
         """Elementwise ``ne``: a bool tensor, never part of the graph."""
 
-    def numel(self):
-        """The number of elements."""
+    def numel(self) -> builtins.int:
+        """The number of elements (the product of the shape); ``nelement`` is the same.
 
-    def numpy(self, *, force=False):
-        """The NumPy array itself (shared memory); PyTorch's checks, in PyTorch's order:
-        a GPU tensor must be copied to the host first (``.cpu()``), and a tensor that
-        requires grad (with grad mode on) must be detached.
+        Returns
+        -------
+        int
+        """
+
+    def numpy(self, *, force: builtins.bool = False) -> Any:
+        """The values as a NumPy array: the tensor's own array, sharing its memory.
+
+        PyTorch's checks, in PyTorch's order: a GPU tensor must be copied to the host first
+        (``.cpu()``), and a tensor that requires grad (with grad mode on) must be detached.
+
+        Parameters
+        ----------
+        force : bool
+            Skip the checks: a GPU tensor is copied to the host, and one that requires grad
+            is given anyway (its array, outside the graph).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        TypeError
+            The tensor is on a GPU (without ``force``).
+        RuntimeError
+            The tensor requires grad and grad mode is on (without ``force``).
         """
 
     def outer(self, vec2: Tensor) -> Tensor:
@@ -2062,6 +2396,15 @@ class Tensor:
         * ``random_(to)``: from ``[0, to)``;
         * ``random_(from_, to)``: from ``[from_, to)``, or ``[from_, max]`` with ``to=None``.
 
+        Parameters
+        ----------
+        from_ : int, optional
+            The lowest value; alone, it is ``to`` (``random_(10)`` draws from ``[0, 10)``).
+        to : int or None, optional
+            One above the highest value; None for the dtype's largest.
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
+
         Returns
         -------
         Tensor
@@ -2087,11 +2430,48 @@ class Tensor:
     def reciprocal_(self):
         """In place ``reciprocal``: changes this tensor and bumps its version (chapter 05)."""
 
-    def register_hook(self, hook):
-        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Run ``hook(grad)`` each time the gradient of this tensor is computed.
 
-    def register_post_accumulate_grad_hook(self, hook):
-        """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
+        Parameters
+        ----------
+        hook : callable
+            Called with the gradient; what it returns, unless None, replaces the gradient
+            (for the rest of the backward pass and in ``.grad``).
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor does not require grad.
+        TypeError
+            ``hook`` is not callable.
+        """
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Run ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad``.
+
+        Parameters
+        ----------
+        hook : callable
+            Called with this tensor (its ``.grad`` is up to date); what it returns is ignored.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor is not a leaf, or does not require grad.
+        TypeError
+            ``hook`` is not callable.
+        """
 
     def relu(self):
         """``max(x, 0)`` of each element; its gradient at 0 is 0 (chapter 06)."""
@@ -2121,14 +2501,49 @@ class Tensor:
         """
 
     @property
-    def requires_grad(self):
-        """Whether gradients are wanted for this tensor (chapter 02)."""
+    def requires_grad(self) -> builtins.bool:
+        """Whether gradients are wanted for this tensor (chapter 02).
+
+        False by default; a result requires grad when any input does (with grad mode on).
+        Only a leaf's flag may be set, and only a floating-point tensor can require grad.
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        RuntimeError
+            On setting: the value is not a bool, the tensor is not a leaf, or it is True
+            for a tensor that is not floating point.
+        """
 
     @requires_grad.setter
     def requires_grad(self, value): ...
 
-    def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` of a leaf, in place, and return the tensor (chapter 02)."""
+    def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
+        """Set ``requires_grad`` of a leaf, in place (chapter 02).
+
+        Views of this tensor that are outside any graph follow the new flag. On a non-leaf,
+        ``requires_grad_(True)`` does nothing (it already requires grad).
+
+        Parameters
+        ----------
+        requires_grad : bool
+
+        Returns
+        -------
+        Tensor
+            This tensor.
+
+        Raises
+        ------
+        TypeError
+            ``requires_grad`` is not a bool.
+        RuntimeError
+            ``requires_grad_(False)`` on a non-leaf; True on a tensor that is not floating
+            point, or on an inference tensor outside ``inference_mode``.
+        """
 
     def reshape(self, *shape):
         """Another shape: a view when the strides allow it, else a copy.
@@ -2148,12 +2563,26 @@ class Tensor:
     def reshape_as(self, other):
         """``reshape(other.shape)``."""
 
-    def retain_grad(self):
-        """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03)."""
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03).
+
+        On a leaf it does nothing: a leaf keeps its gradient anyway.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor does not require grad.
+        """
 
     @property
-    def retains_grad(self):
-        """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03)."""
+    def retains_grad(self) -> builtins.bool:
+        """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03).
+
+        Returns
+        -------
+        bool
+            True after ``retain_grad()`` on a non-leaf; always False for a leaf.
+        """
 
     def roll(self, shifts: builtins.int | tuple[builtins.int, ...], dims: builtins.int | tuple[builtins.int, ...] | None = None) -> Tensor:
         """A copy of ``input`` with its elements shifted along ``dims``; those shifted past the
@@ -2290,8 +2719,14 @@ class Tensor:
         """In place ``sgn``: changes this tensor and bumps its version (chapter 05)."""
 
     @property
-    def shape(self):
-        """The size of each dimension, as ``nbgrad.Size``."""
+    def shape(self) -> Size:
+        """The size of each dimension.
+
+        Returns
+        -------
+        Size
+            A tuple of ints, printed as ``nbgrad.Size([2, 3])``.
+        """
 
     def sigmoid(self):
         """``1 / (1 + exp(-x))`` of each element."""
@@ -2328,8 +2763,24 @@ class Tensor:
     def sinh_(self) -> Tensor:
         """In place ``sinh``: changes this tensor and bumps its version (chapter 05)."""
 
-    def size(self, dim=None):
-        """The shape, or the size of dimension ``dim``."""
+    def size(self, dim: builtins.int | None = None) -> Any:
+        """The shape, or the size of dimension ``dim``.
+
+        Parameters
+        ----------
+        dim : int, optional
+            The dimension whose size is wanted (negative counts from the end).
+
+        Returns
+        -------
+        Size or int
+            The whole shape without ``dim``; the size of that dimension with it.
+
+        Raises
+        ------
+        IndexError
+            ``dim`` is out of range.
+        """
 
     def softmax(self, dim=None, dtype=None, *, axis=None):
         """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution
@@ -2530,8 +2981,14 @@ class Tensor:
         ``to(device, dtype)``, ``to(other)``; the tensor itself when nothing changes.
         """
 
-    def tolist(self):
-        """The values as (nested) Python lists of numbers."""
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists of numbers, outside the graph.
+
+        Returns
+        -------
+        list or number
+            One level of nesting per dimension; a 0-d tensor gives a bare number.
+        """
 
     def topk(self, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True, sorted: builtins.bool = True) -> tuple[Tensor, Tensor]:
         """The ``k`` largest (or smallest) elements along ``dim``, and where they came from.
@@ -2603,14 +3060,42 @@ class Tensor:
     def trunc_(self):
         """In place ``trunc``: changes this tensor and bumps its version (chapter 05)."""
 
-    def type(self, dtype=None):
-        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
-        nbgrad dtype, a typed class (``nbgrad.DoubleTensor``) or a type name such as
-        ``'nbgrad.DoubleTensor'``.
+    def type(self, dtype: nbgrad.dtypes.dtype | builtins.type | str | None = None) -> str | Tensor:
+        """The type name (``'nbgrad.FloatTensor'``), or this tensor converted to ``dtype``.
+
+        Parameters
+        ----------
+        dtype : nbgrad.dtype, type or str, optional
+            The type to convert to: an nbgrad dtype, a typed class (``nbgrad.DoubleTensor``)
+            or a type name (``'nbgrad.DoubleTensor'``, or ``'nbgrad.cuda.DoubleTensor'``,
+            which also moves it to the GPU).
+
+        Returns
+        -------
+        str or Tensor
+            The name (``'nbgrad.cuda.FloatTensor'`` on a GPU) without ``dtype``; with it,
+            ``to(dtype)``: this tensor itself when nothing changes.
+
+        Raises
+        ------
+        ValueError
+            ``dtype`` is a type or name that is not a tensor type (``invalid type: 'int'``).
+        TypeError
+            ``dtype`` is neither a type, a str nor a dtype.
         """
 
-    def type_as(self, other):
-        """``to(other.dtype)``."""
+    def type_as(self, other: Tensor) -> Tensor:
+        """This tensor converted to ``other``'s dtype: ``to(other.dtype)``.
+
+        Parameters
+        ----------
+        other : Tensor
+
+        Returns
+        -------
+        Tensor
+            Itself when the dtypes are the same.
+        """
 
     def unbind(self, dim=0):
         """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
@@ -2635,6 +3120,13 @@ class Tensor:
 
         PyTorch's parameter is ``from`` (a Python keyword): pass the bounds by position, or as
         ``from_=``, as PyTorch's own stubs spell it.
+
+        Parameters
+        ----------
+        from_, to : float
+            The bounds, ``from_ <= to``, within the dtype's range.
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -2700,8 +3192,22 @@ class Tensor:
         """``view(other.shape)``."""
 
     @property
-    def volatile(self):
-        """Removed in PyTorch 0.4 with the Variable/Tensor merge (chapter 00): warns."""
+    def volatile(self) -> builtins.bool:
+        """Removed in PyTorch 0.4 with the Variable/Tensor merge (chapter 00).
+
+        Reading it gives False, setting it does nothing; both warn. ``no_grad`` took its
+        place.
+
+        Returns
+        -------
+        bool
+            False.
+
+        Warns
+        -----
+        UserWarning
+            Always.
+        """
 
     @volatile.setter
     def volatile(self, value): ...
@@ -2745,7 +3251,24 @@ class Tensor:
 
 
 class Parameter(Tensor):
-    """A leaf tensor that a Module registers as one of its parameters."""
+    """A leaf tensor that a Module registers as one of its parameters.
+
+    It shares ``data``'s memory and version counter, and is a leaf even when ``data`` is not.
+
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values; an empty tensor of the default dtype when omitted.
+    requires_grad : bool
+        Whether it requires grad (it does unless told not to).
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not a tensor.
+    RuntimeError
+        It should require grad but ``data`` is not floating point.
+    """
 
     def __deepcopy__(self, memo):
         """A new Parameter over a copy of the values, with the same ``requires_grad``:
@@ -2753,24 +3276,34 @@ class Parameter(Tensor):
         deep-copied model starts without gradients.
         """
 
-    def __init__(self, data=None, requires_grad=True):
+    def __init__(self, data: Tensor | None = None, requires_grad: builtins.bool = True) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     @staticmethod
-    def __new__(cls, data=None, requires_grad=True):
-        """A Parameter over ``data``'s memory (an empty float tensor when ``None``), which
-        requires grad unless ``requires_grad=False``.
-        """
+    def __new__(cls, data: Tensor | None = None, requires_grad: builtins.bool = True) -> Parameter:
+        """A Parameter over ``data``'s memory (see the class)."""
 
     def __repr__(self):
         """Return repr(self)."""
 
 
 class Size(tuple):
-    """A shape, printed as PyTorch prints it: ``nbgrad.Size([2, 3])``."""
+    """A shape: a tuple of ints, printed as PyTorch prints it (``nbgrad.Size([2, 3])``).
+
+    Parameters
+    ----------
+    iterable : iterable of int, optional
+        The sizes of the dimensions; none (a 0-d shape) when omitted.
+    """
 
     def __repr__(self):
         """Return repr(self)."""
 
-    def numel(self):
-        """The number of elements of a tensor of this shape."""
+    def numel(self) -> builtins.int:
+        """The number of elements of a tensor of this shape.
+
+        Returns
+        -------
+        int
+            The product of the sizes (1 for the 0-d shape).
+        """
