@@ -38,6 +38,7 @@ from ..ops.elementwise import check_dtype, to_input
 from ..ops.linalg import is_transposed, mat2_grad
 from ..ops.operands import same_device, tensor_operand
 from ..tensor import Tensor
+from ._reduction import legacy_reduction
 from .dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
                       feature_alpha_dropout)
 
@@ -235,20 +236,9 @@ def linear(input, weight, bias=None):
 
 
 # -- reductions of a loss -----------------------------------------------------------------
-def _legacy_reduction(size_average, reduce, stacklevel=3):
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
-    warnings.warn(
-        f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-        stacklevel=stacklevel,
-    )
-    return ret
-
-
 def _reduction(size_average, reduce, reduction):
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, stacklevel=5)  # the loss's caller
+        reduction = legacy_reduction(size_average, reduce, stacklevel=5)  # the loss's caller
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
@@ -891,7 +881,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
         Composed of differentiable operations.
     """
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     elif reduction == "mean":
         warnings.warn(
             "reduction: 'mean' divides the total loss by both the batch size and the support "
