@@ -360,8 +360,8 @@ class Dropout2d(_DropoutNd):
 
 
 class Dropout3d(_DropoutNd):
-    """The layer form of ``F.dropout3d``: zeroes whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)``
-    inputs in ``train()`` mode; the identity in ``eval()`` mode.
+    """The layer form of ``F.dropout3d``: zeroes whole channels of ``(N, C, D, H, W)`` or
+    ``(C, D, H, W)`` inputs in ``train()`` mode; the identity in ``eval()`` mode.
 
     Parameters
     ----------
