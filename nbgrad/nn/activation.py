@@ -48,9 +48,10 @@ def _layer(declared: Op) -> type[Module]:
     def forward(self, input: Tensor) -> Tensor:
         return function(input)
 
-    summary = (function.__doc__ or "").strip().splitlines()[0].rstrip(".")
+    # the op's summary: its docstring's first paragraph, on one line
+    summary = " ".join((function.__doc__ or "").strip().split("\n\n")[0].split()).rstrip(".")
     # "The hyperbolic tangent ..." continues a sentence here ("Tanh" or "NumPy" would stay)
-    continued = summary[0].lower() + summary[1:] if summary[1:2].islower() else summary
+    continued = summary[:1].lower() + summary[1:] if summary[1:2].islower() else summary
     forward.__doc__ = f"``{called}(input)``: {continued}.\n{_TENSOR_TO_TENSOR}"
     return type(declared.layer, (Module,), {
         "__doc__": f"{summary} (``{called}``).\n{_NO_OPTIONS}",
