@@ -968,7 +968,14 @@ class ReduceLROnPlateau(LRScheduler):
 
     @property
     def in_cooldown(self) -> bool:
-        """Whether the scheduler is in its cooldown after a drop."""
+        """Whether the scheduler is in its cooldown after a drop.
+
+        Returns
+        -------
+        bool
+            True while ``cooldown`` epochs have not yet passed since the last reduction:
+            bad epochs are not counted then.
+        """
         return self.cooldown_counter > 0
 
     def _is_better(self, a: float, best: float) -> bool:
