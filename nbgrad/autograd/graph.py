@@ -156,8 +156,7 @@ def record(node_cls: type[Node], output: Tensor | tuple[Tensor, ...], inputs: Se
     """
     node = node_cls(*next_edges(inputs))
     if type(output) is tuple:
-        # (a node class of several outputs has a __dict__ or a num_outputs slot)
-        node.num_outputs = len(output)  # type: ignore[misc]
+        node.num_outputs = len(output)  # type: ignore[misc]  # (its class has room for it)
         for output_nr, out in enumerate(output):
             attach(out, node, output_nr)
     else:
