@@ -67,12 +67,12 @@ class Sequential(Module):
             input = module(input)
         return input
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: int | slice) -> Module | Sequential:
         if isinstance(idx, slice):
             return self.__class__(OrderedDict(list(self._modules.items())[idx]))
         return next(islice(self._modules.values(), _index(self, idx), None))
 
-    def __setitem__(self, idx, module):
+    def __setitem__(self, idx: int, module: Module) -> None:
         key = next(islice(self._modules.keys(), _index(self, idx), None))
         setattr(self, key, module)
 
@@ -85,13 +85,13 @@ class Sequential(Module):
         # renumber, so that the names stay 0, 1, 2, ...
         self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def __add__(self, other):
+    def __add__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
             raise ValueError("add operator supports only objects of Sequential class, but "
                              f"{str(type(other))} is given.")
@@ -161,7 +161,7 @@ class Sequential(Module):
         self._modules[str(index)] = module
         return self
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return [key for key in super().__dir__() if not key.isdigit()]
 
 
@@ -179,12 +179,12 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: int | slice) -> Module | ModuleList:
         if isinstance(idx, slice):
             return self.__class__(list(self._modules.values())[idx])
         return self._modules[str(_index(self, idx))]
 
-    def __setitem__(self, idx, module):
+    def __setitem__(self, idx: int, module: Module) -> None:
         setattr(self, str(_index(self, idx)), module)
 
     def __delitem__(self, idx):
@@ -195,13 +195,13 @@ class ModuleList(Module):
             delattr(self, str(_index(self, idx)))
         self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def __iadd__(self, modules):
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
 
     def append(self, module: Module) -> ModuleList:
@@ -249,7 +249,7 @@ class ModuleList(Module):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return [key for key in super().__dir__() if not key.isdigit()]
 
 
@@ -281,10 +281,10 @@ class ModuleDict(Module):
     def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._modules)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._modules
 
     def clear(self) -> None:
@@ -393,21 +393,21 @@ class ParameterList(Module):
         if values is not None:
             self += values
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
             return self.__class__([self[i] for i in range(len(self))[idx]])
         return getattr(self, str(_index(self, idx)))
 
-    def __setitem__(self, idx, param) -> None:
+    def __setitem__(self, idx: int, param: Any) -> None:
         setattr(self, str(_index(self, idx)), _as_parameter(param))
 
     def __len__(self) -> int:
         return self._size
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(len(self)))
 
-    def __iadd__(self, parameters):
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
         return self.extend(parameters)
 
     def append(self, value: Any) -> ParameterList:
@@ -442,7 +442,7 @@ class ParameterList(Module):
             self.append(value)
         return self
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return [key for key in super().__dir__() if not key.isdigit()]
 
     def extra_repr(self) -> str:
@@ -472,10 +472,10 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
-    def __getitem__(self, key: str):
+    def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
 
-    def __setitem__(self, key: str, value) -> None:
+    def __setitem__(self, key: str, value: Any) -> None:
         self._keys[key] = None
         setattr(self, key, _as_parameter(value))
 
@@ -486,10 +486,10 @@ class ParameterDict(Module):
     def __len__(self) -> int:
         return len(self._keys)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._keys
 
     def keys(self) -> KeysView[str]:
