@@ -242,7 +242,7 @@ class ModuleList(Module):
         Parameters
         ----------
         index : int
-            From 0 to ``len(self)``; as in PyTorch, negative positions are not supported.
+            From 0 to ``len(self)``; a negative one raises ``KeyError``, as in PyTorch.
         module : Module
         """
         for i in range(len(self._modules), index, -1):

@@ -115,9 +115,9 @@ def draw(*tensors: Tensor, names: Mapping[str, Tensor] | None = None,
     """The backward graph behind ``tensors``, from them down to the leaves.
 
     Each backward node is shown by its PyTorch name with the saved tensors it holds (red
-    when one was modified in place since it was saved: backward would fail), each leaf
-    with its name, ``requires_grad`` and ``.grad``, and each tensor passed green when it
-    ``retain_grad()``.
+    when one was modified in place since it was saved: backward would fail; *freed* once
+    backward released them), each leaf with its name, ``requires_grad`` and ``.grad``, and
+    each tensor passed green when it ``retain_grad()``.
 
     Parameters
     ----------
