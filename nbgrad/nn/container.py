@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 from collections import OrderedDict
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from ..tensor import Tensor
 from .module import Module
@@ -41,7 +41,14 @@ class Sequential(Module):
         whose keys become their names.
     """
 
-    def __init__(self, *args: Module | OrderedDict[str, Module]) -> None:
+    @overload
+    def __init__(self, *args: Module) -> None: ...
+
+    @overload
+    def __init__(self, arg: OrderedDict[str, Module], /) -> None: ...
+
+    # (Any: which of the two signatures above is told apart at run time)
+    def __init__(self, *args: Any) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for key, module in args[0].items():

@@ -20,8 +20,8 @@ from .module import Module
 from .parameter import Parameter
 
 if TYPE_CHECKING:
+    from ..backend import device
     from ..dtypes import dtype
-    from ..types import DeviceLike
 
 __all__ = ["Conv1d", "Conv2d"]
 
@@ -40,7 +40,7 @@ class _ConvNd(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, ...],
                  stride: int | tuple[int, ...] = 1, padding: str | int | tuple[int, ...] = 0,
                  dilation: int | tuple[int, ...] = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: DeviceLike | None = None,
+                 padding_mode: str = "zeros", device: device | str | None = None,
                  dtype: dtype | None = None) -> None:
         super().__init__()
         if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
@@ -163,7 +163,7 @@ class Conv1d(_ConvNd):
         Must divide both channel counts.
     bias : bool
     padding_mode : ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``
-    device : DeviceLike, optional
+    device : nbgrad.device or str, optional
     dtype : nbgrad.dtype, optional
         Of ``weight`` and ``bias``.
 
@@ -204,7 +204,7 @@ class Conv2d(_ConvNd):
         Must divide both channel counts.
     bias : bool
     padding_mode : ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``
-    device : DeviceLike, optional
+    device : nbgrad.device or str, optional
     dtype : nbgrad.dtype, optional
         Of ``weight`` and ``bias``.
 

@@ -20,9 +20,9 @@ from .module import Module
 from .parameter import Parameter
 
 if TYPE_CHECKING:
+    from ..backend import device
     from ..dtypes import dtype
     from ..tensor import Tensor
-    from ..types import DeviceLike
 
 __all__ = ["Identity", "Linear"]
 
@@ -62,13 +62,13 @@ class Linear(Module):
         The size of the input's and of the output's last dimension.
     bias : bool
         Learn the bias ``b``; without it ``bias`` is ``None``.
-    device : DeviceLike, optional
+    device : nbgrad.device or str, optional
     dtype : nbgrad.dtype, optional
         Of ``weight`` and ``bias``.
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
+                 device: device | str | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features

@@ -9,7 +9,7 @@ the operations of :mod:`nbgrad.ops.normalization` (``F.batch_norm`` ...).
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import creation, int64
 from ..core.grad_mode import no_grad
@@ -18,9 +18,10 @@ from .module import Module
 from .parameter import Parameter
 
 if TYPE_CHECKING:
+    from ..backend import device
     from ..dtypes import dtype
     from ..tensor import Tensor
-    from ..types import DeviceLike, Shape
+    from ..types import Shape
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
 
@@ -53,10 +54,10 @@ class _BatchNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
-                 device: DeviceLike | None = None, dtype: dtype | None = None, *,
+                 device: device | str | None = None, dtype: dtype | None = None, *,
                  bias: bool = True) -> None:
         super().__init__()
-        factory = {"device": device, "dtype": dtype}
+        factory: dict[str, Any] = {"device": device, "dtype": dtype}
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum
@@ -153,7 +154,7 @@ _BATCH_NORM_PARAMETERS = """
         Keep running statistics (the buffers ``running_mean``, ``running_var`` and
         ``num_batches_tracked``) and use them in evaluation; without them, evaluation uses
         the batch's statistics too.
-    device : DeviceLike, optional
+    device : nbgrad.device or str, optional
     dtype : nbgrad.dtype, optional
         Of the parameters and running statistics (``num_batches_tracked`` is int64).
     bias : bool
@@ -194,14 +195,14 @@ class LayerNorm(Module):
     elementwise_affine : bool
         Learn ``weight`` (ones) and, with ``bias=True``, ``bias`` (zeros) of that shape.
     bias : bool
-    device : DeviceLike, optional
+    device : nbgrad.device or str, optional
     dtype : nbgrad.dtype, optional
         Of ``weight`` and ``bias``.
     """
 
     def __init__(self, normalized_shape: int | Shape, eps: float = 1e-5,
                  elementwise_affine: bool = True, bias: bool = True,
-                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
+                 device: device | str | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         # (``int`` spelled out for the type checker; NumPy's integers are Integral too)
         if isinstance(normalized_shape, (int, numbers.Integral)):
@@ -258,7 +259,7 @@ class GroupNorm(Module):
         Added to the variance before its square root.
     affine : bool
         Learn a ``weight`` (ones) and, with ``bias=True``, a ``bias`` (zeros) per channel.
-    device : DeviceLike, optional
+    device : nbgrad.device or str, optional
     dtype : nbgrad.dtype, optional
         Of ``weight`` and ``bias``.
     bias : bool
@@ -271,7 +272,7 @@ class GroupNorm(Module):
     """
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, device: DeviceLike | None = None,
+                 affine: bool = True, device: device | str | None = None,
                  dtype: dtype | None = None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:

@@ -12,9 +12,9 @@ from .module import Module
 from .parameter import Parameter
 
 if TYPE_CHECKING:
+    from ..backend import device
     from ..dtypes import dtype
     from ..tensor import Tensor
-    from ..types import DeviceLike
 
 __all__ = ["Embedding"]
 
@@ -40,7 +40,7 @@ class Embedding(Module):
         The initial table (``from_pretrained``); else drawn from N(0, 1).
     _freeze : bool
         Whether the table is frozen (``requires_grad=False``).
-    device : DeviceLike, optional
+    device : nbgrad.device or str, optional
     dtype : nbgrad.dtype, optional
         Of the table drawn (a given ``_weight`` keeps its own).
 
@@ -54,7 +54,7 @@ class Embedding(Module):
                  max_norm: float | None = None, norm_type: float = 2.0,
                  scale_grad_by_freq: bool = False, sparse: bool = False,
                  _weight: Tensor | None = None, _freeze: bool = False,
-                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
+                 device: device | str | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
