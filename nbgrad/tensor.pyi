@@ -656,8 +656,25 @@ class Tensor:
     def atanh_(self) -> Tensor:
         """In place ``atanh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01)."""
+    def backward(self, gradient: Tensor | None = None, retain_graph: builtins.bool | None = None, create_graph: builtins.bool = False, inputs: Tensor | Sequence[Tensor] | None = None) -> None:
+        """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01).
+
+        The gradients are accumulated (added) into the leaves' ``.grad``; this is
+        ``nbgrad.autograd.backward(self, gradient, ...)``.
+
+        Parameters
+        ----------
+        gradient : Tensor, optional
+            The gradient of this tensor, of its shape; may be omitted only when it has one
+            element (the gradient is then 1).
+        retain_graph : bool, optional
+            Keep the saved values, so that the graph can be differentiated again; defaults to
+            ``create_graph``.
+        create_graph : bool
+            Record the backward pass itself, for higher derivatives.
+        inputs : Tensor or sequence of Tensor, optional
+            Accumulate into these tensors only; all the leaves when omitted.
+        """
 
     def bernoulli(self, p: builtins.float | None = None, *, generator: Generator | None = None) -> Tensor:
         """Ones with the probabilities in ``input`` (zeros otherwise), of ``input``'s dtype.

@@ -33,7 +33,13 @@ class ReLU(Module):
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def extra_repr(self) -> str:
-        """The text inside the parentheses of this module's repr; override it."""
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
     def forward(self, input: Tensor) -> Tensor:
         """``F.relu(input, inplace)``.
@@ -63,7 +69,13 @@ class Softmax(Module):
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def extra_repr(self) -> str:
-        """The text inside the parentheses of this module's repr; override it."""
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
     def forward(self, input: Tensor) -> Tensor:
         """``F.softmax(input, dim)``.
@@ -93,7 +105,13 @@ class LogSoftmax(Module):
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def extra_repr(self) -> str:
-        """The text inside the parentheses of this module's repr; override it."""
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
     def forward(self, input: Tensor) -> Tensor:
         """``F.log_softmax(input, dim)``.
@@ -123,7 +141,13 @@ class Softmin(Module):
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def extra_repr(self) -> str:
-        """The text inside the parentheses of this module's repr; override it."""
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
     def forward(self, input: Tensor) -> Tensor:
         """``F.softmin(input, dim)``.
@@ -148,7 +172,13 @@ class _Activation(Module):
     _options: tuple[str, ...]
 
     def extra_repr(self) -> str:
-        """The text inside the parentheses of this module's repr; override it."""
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
     def forward(self, input: Tensor) -> Tensor:
         """The layer's function of ``input``, with the layer's options.
@@ -342,7 +372,13 @@ class Hardsigmoid(_InplaceOnly):
     _function: Callable[..., Tensor] | None
 
     def extra_repr(self) -> str:
-        """The text inside the parentheses of this module's repr; override it."""
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
 
 class Hardswish(Hardsigmoid):
@@ -412,7 +448,13 @@ class Hardshrink(_Activation):
     _options: tuple[str, ...]
 
     def extra_repr(self) -> str:
-        """The text inside the parentheses of this module's repr; override it."""
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
 
 class Softshrink(Hardshrink):
@@ -464,7 +506,13 @@ class PReLU(Module):
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def extra_repr(self) -> str:
-        """The text inside the parentheses of this module's repr; override it."""
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
     def forward(self, input: Tensor) -> Tensor:
         """``F.prelu(input, weight)``.

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from ..core.grad_mode import no_grad
 from ..core.node import RemovableHandle, add_hook
@@ -40,7 +40,7 @@ _REGISTRIES = ("_parameters", "_buffers", "_modules")
 def typename(obj: object) -> str:
     """``torch.typename``: ``"nbgrad.FloatTensor"`` for a tensor, else the qualified class name."""
     if isinstance(obj, Tensor):
-        return obj.type()
+        return cast(str, obj.type())  # type() without a dtype is the name
     cls = obj if isinstance(obj, type) else type(obj)
     module = cls.__module__
     if module in ("builtins", "__builtin__", None):
