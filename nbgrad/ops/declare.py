@@ -23,6 +23,10 @@ it to ``OPS``, from which the package's exports, ``nn.functional`` and the layer
 from __future__ import annotations
 
 import inspect
+import re
+import textwrap
+from collections.abc import Callable
+from typing import Any
 
 from .inplace import apply_inplace
 from .methods import OPERANDS, bind, bind_operator, describe
@@ -103,11 +107,87 @@ def _bind_inplace(function, operator):
         return apply_inplace(self, function, *args, **kwargs)
 
     describe(inplace_method, name, function)
-    inplace_method.__doc__ = (f"In place ``{function.__name__}``: changes this tensor and "
-                              "bumps its version (chapter 05).")
+    inplace_method.__doc__ = inplace_docstring(function)
+    inplace_method.__signature__ = inplace_signature(function)
     bind(name, inplace_method)
     if operator is not None:
         bind_operator(f"__i{operator}__", inplace_method)
+
+
+INPLACE_RAISES = """\
+RuntimeError
+    If the result does not have this tensor's shape (the operands broadcast to it, not it
+    to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+    tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+    one."""
+
+
+def inplace_signature(function: Callable[..., Any]) -> inspect.Signature:
+    """The in-place method's signature: ``function``'s, its first parameter ``self``
+    (the tensor changed), returning that tensor."""
+    signature = inspect.signature(function)
+    first, *rest = signature.parameters.values()
+    return signature.replace(parameters=[first.replace(name="self", annotation=first.empty), *rest],
+                             return_annotation="Tensor")
+
+
+def inplace_docstring(function: Callable[..., Any]) -> str:
+    """The in-place method's docstring, made from ``function``'s: what it computes, its
+    parameters but the first (this tensor), this tensor as its result, when it raises, and
+    a pointer to ``function`` for the rest."""
+    name = function.__name__
+    description, sections = _sections(inspect.getdoc(function) or "")
+    first = next(iter(inspect.signature(function).parameters))
+    summary = re.sub(r"^[A-Z][a-z]*\b", lambda word: word[0].lower(), description[0]) \
+        if description else ""
+    lines = [f"In place ``{name}``: changes this tensor and bumps its version (chapter 05).", ""]
+    if summary:
+        lines += [*textwrap.wrap(f"``{name}``, with this tensor as ``{first}``: {summary}", 88),
+                  ""]
+    parameters = _without(first, sections.get("Parameters", []))
+    if parameters:
+        lines += ["Parameters", "----------", *parameters, ""]
+    lines += ["Returns", "-------", "Tensor", f"    This tensor, now holding ``{name}`` of its old value.",
+              "", "Raises", "------", INPLACE_RAISES, "",
+              "See Also", "--------", f"{name} : the out-of-place form, and its details."]
+    return "\n".join(lines)
+
+
+def _sections(doc: str) -> tuple[list[str], dict[str, list[str]]]:
+    """A numpydoc docstring as (the first paragraph's line, joined, in a list; or empty)
+    and ``{section title: its lines}``."""
+    lines = doc.splitlines()
+    starts = [i for i in range(len(lines) - 1)
+              if lines[i].strip() and re.fullmatch(r"-{3,}", lines[i + 1].strip())]
+    intro = lines[:starts[0]] if starts else lines
+    paragraph = " ".join(line.strip() for line in
+                         (intro[:intro.index("")] if "" in intro else intro))
+    bounds = [*starts, len(lines)]
+    sections = {lines[start].strip(): _trimmed(lines[start + 2:end])
+                for start, end in zip(bounds, bounds[1:])}
+    return ([paragraph] if paragraph else []), sections
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines
+
+
+def _without(name: str, parameters: list[str]) -> list[str]:
+    """A Parameters section's lines without the entry of parameter ``name`` (or without
+    ``name`` in a grouped entry such as ``input, other : Tensor``)."""
+    kept: list[str] = []
+    dropping = False
+    for line in parameters:
+        if line[:1].strip():  # an entry starts unindented: ``name : type``
+            names, colon, kind = line.partition(" : ")
+            others = [n.strip() for n in names.split(",") if n.strip() != name]
+            dropping = not others
+            line = ", ".join(others) + colon + kind
+        if not dropping:
+            kept.append(line)
+    return kept
 
 
 def exported():

@@ -39,7 +39,10 @@ def bind_operator(name, function, *, swapped=False, operands=OPERANDS):
                 return NotImplemented
             return function(self, other)
     describe(operator, name, function)
-    del operator.__wrapped__  # its signature is (self, other): no keywords reach the op
+    # its signature is (self, other), not the op's (nor an in-place method's): no keywords
+    # reach the op
+    del operator.__wrapped__
+    vars(operator).pop("__signature__", None)
     setattr(Tensor, name, operator)
 
 
