@@ -82,7 +82,7 @@ def op(*nodes, aliases=(), export=True, method=True, operator=None, reflected="s
         if operator is not None:
             _bind_operators(function, operator, reflected, operands)
         if inplace:
-            _bind_inplace(function, operator)
+            _bind_inplace(function, operator, public=bool(methods or export))
         OPS.append(Op(function, nodes, names if export else (), methods, inplace,
                       functional, layer))
         function.__op__ = OPS[-1]
@@ -100,14 +100,14 @@ def _bind_operators(function, operator, reflected, operands):
                       operands=operands)
 
 
-def _bind_inplace(function, operator):
+def _bind_inplace(function, operator, public):
     name = function.__name__ + "_"
 
     def inplace_method(self, *args, **kwargs):
         return apply_inplace(self, function, *args, **kwargs)
 
     describe(inplace_method, name, function)
-    inplace_method.__doc__ = inplace_docstring(function)
+    inplace_method.__doc__ = inplace_docstring(function, public)
     inplace_method.__signature__ = inplace_signature(function)
     bind(name, inplace_method)
     if operator is not None:
@@ -131,31 +131,35 @@ def inplace_signature(function: Callable[..., Any]) -> inspect.Signature:
                              return_annotation="Tensor")
 
 
-def inplace_docstring(function: Callable[..., Any]) -> str:
+def inplace_docstring(function: Callable[..., Any], public: bool = True) -> str:
     """The in-place method's docstring, made from ``function``'s: what it computes, its
-    parameters but the first (this tensor), this tensor as its result, when it raises, and
-    a pointer to ``function`` for the rest."""
+    parameters but the first (this tensor), this tensor as its result, and when it raises;
+    where ``function`` is ``public``, it is named, with a pointer to it for the rest."""
     name = function.__name__
-    description, sections = _sections(inspect.getdoc(function) or "")
+    summary, sections = _sections(inspect.getdoc(function) or "")
     first = next(iter(inspect.signature(function).parameters))
-    summary = re.sub(r"^[A-Z][a-z]*\b", lambda word: word[0].lower(), description[0]) \
-        if description else ""
-    lines = [f"In place ``{name}``: changes this tensor and bumps its version (chapter 05).", ""]
+    if public:
+        lines = [f"In place ``{name}``: changes this tensor and bumps its version (chapter 05).", ""]
+        if summary:  # "The sine of..." reads "sin, with this tensor as input: the sine of..."
+            summary = re.sub(r"^[A-Z][a-z]*\b", lambda word: word[0].lower(), summary)
+            summary = f"``{name}``, with this tensor as ``{first}``: {summary}"
+    else:
+        lines = ["Changes this tensor in place and bumps its version (chapter 05).", ""]
     if summary:
-        lines += [*textwrap.wrap(f"``{name}``, with this tensor as ``{first}``: {summary}", 88),
-                  ""]
+        lines += [*textwrap.wrap(summary, 88), ""]
     parameters = _without(first, sections.get("Parameters", []))
     if parameters:
         lines += ["Parameters", "----------", *parameters, ""]
-    lines += ["Returns", "-------", "Tensor", f"    This tensor, now holding ``{name}`` of its old value.",
-              "", "Raises", "------", INPLACE_RAISES, "",
-              "See Also", "--------", f"{name} : the out-of-place form, and its details."]
+    lines += ["Returns", "-------", "Tensor", "    This tensor itself, now holding the result.",
+              "", "Raises", "------", INPLACE_RAISES]
+    if public:
+        lines += ["", "See Also", "--------", f"{name} : the out-of-place form, and its details."]
     return "\n".join(lines)
 
 
-def _sections(doc: str) -> tuple[list[str], dict[str, list[str]]]:
-    """A numpydoc docstring as (the first paragraph's line, joined, in a list; or empty)
-    and ``{section title: its lines}``."""
+def _sections(doc: str) -> tuple[str, dict[str, list[str]]]:
+    """A numpydoc docstring as its first paragraph, in one line, and ``{section title: its
+    lines}``."""
     lines = doc.splitlines()
     starts = [i for i in range(len(lines) - 1)
               if lines[i].strip() and re.fullmatch(r"-{3,}", lines[i + 1].strip())]
@@ -165,7 +169,7 @@ def _sections(doc: str) -> tuple[list[str], dict[str, list[str]]]:
     bounds = [*starts, len(lines)]
     sections = {lines[start].strip(): _trimmed(lines[start + 2:end])
                 for start, end in zip(bounds, bounds[1:])}
-    return ([paragraph] if paragraph else []), sections
+    return paragraph, sections
 
 
 def _trimmed(lines: list[str]) -> list[str]:

@@ -39,10 +39,12 @@ def bind_operator(name, function, *, swapped=False, operands=OPERANDS):
                 return NotImplemented
             return function(self, other)
     describe(operator, name, function)
-    # its signature is (self, other), not the op's (nor an in-place method's): no keywords
-    # reach the op
+    # Its signature is (self, other), not the op's (nor an in-place method's): no keywords
+    # reach the op. Unannotated: ``other`` may be any type (others get NotImplemented), and
+    # ``__eq__`` must keep ``object``'s signature for type checkers.
     del operator.__wrapped__
     vars(operator).pop("__signature__", None)
+    operator.__annotations__ = {}
     setattr(Tensor, name, operator)
 
 
