@@ -54,8 +54,8 @@ def to(input: Tensor, *args: Tensor | dtype | DeviceLike | type,
 
     ``x.to(dtype)``, ``x.to(device)``, ``x.to(device, dtype)`` or ``x.to(other)`` (the dtype
     and device of the tensor ``other``). It is differentiable: the gradient goes back to the
-    input's dtype and device, except from an integer result, which leaves the graph (as in
-    PyTorch).
+    input's dtype and device, except from an integer or bool result, which leaves the graph
+    (as in PyTorch).
 
     Parameters
     ----------

@@ -18,6 +18,9 @@ The decorator is the op's whole entry in the rest of nbgrad. It binds the functi
 ``Tensor`` method and as the operators it names, creates its in-place variant, and adds
 it to ``OPS``, from which the package's exports, ``nn.functional`` and the layers of
 ``nn`` are generated. ``show_source(nbgrad.sin)`` shows the block, nodes and all.
+
+The in-place variant's docstring and signature are made from the function's
+(``inplace_docstring``, ``inplace_signature``): documenting the function documents both.
 """
 
 from __future__ import annotations
@@ -127,8 +130,8 @@ def inplace_signature(function: Callable[..., Any]) -> inspect.Signature:
     (the tensor changed), returning that tensor."""
     signature = inspect.signature(function)
     first, *rest = signature.parameters.values()
-    return signature.replace(parameters=[first.replace(name="self", annotation=first.empty), *rest],
-                             return_annotation="Tensor")
+    this = first.replace(name="self", annotation=first.empty)
+    return signature.replace(parameters=[this, *rest], return_annotation="Tensor")
 
 
 def inplace_docstring(function: Callable[..., Any], public: bool = True) -> str:
@@ -139,7 +142,8 @@ def inplace_docstring(function: Callable[..., Any], public: bool = True) -> str:
     summary, sections = _sections(inspect.getdoc(function) or "")
     first = next(iter(inspect.signature(function).parameters))
     if public:
-        lines = [f"In place ``{name}``: changes this tensor and bumps its version (chapter 05).", ""]
+        lines = [f"In place ``{name}``: changes this tensor and bumps its version (chapter 05).",
+                 ""]
         if summary:  # "The sine of..." reads "sin, with this tensor as input: the sine of..."
             summary = re.sub(r"^[A-Z][a-z]*\b", lambda word: word[0].lower(), summary)
             summary = f"``{name}``, with this tensor as ``{first}``: {summary}"
@@ -153,7 +157,8 @@ def inplace_docstring(function: Callable[..., Any], public: bool = True) -> str:
     lines += ["Returns", "-------", "Tensor", "    This tensor itself, now holding the result.",
               "", "Raises", "------", INPLACE_RAISES]
     if public:
-        lines += ["", "See Also", "--------", f"{name} : the out-of-place form, and its details."]
+        lines += ["", "See Also", "--------",
+                  f"{name} : The out-of-place form, and its details."]
     return "\n".join(lines)
 
 
