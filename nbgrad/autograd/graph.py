@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 
 from ..core.grad_mode import grad_mode
 from ..core.node import AccumulateGrad, Node, SavedOutput, SavedTensor, attach
 from ..core.saved import hook_stack, hooks_in_use, packed, pop_hooks, push_hooks
 from ..tensor import Tensor
+
+NodeT = TypeVar("NodeT", bound=Node)  # record returns the node of the class it is given
 
 # PyTorch's torch.autograd.graph (the saved-tensor hooks), then how an operation joins the
 # graph, the API every op in nbgrad/ops/ uses
@@ -129,8 +131,8 @@ def edge_of(tensor: object) -> tuple[Node | None, int]:
 OUTPUT = object()  # stands for the output in ``record(..., saved=...)``
 
 
-def record(node_cls: type[Node], output: Tensor | tuple[Tensor, ...], inputs: Sequence[object],
-           saved: Sequence[object] = (), **attributes: Any) -> Node:
+def record(node_cls: type[NodeT], output: Tensor | tuple[Tensor, ...], inputs: Sequence[object],
+           saved: Sequence[object] = (), **attributes: Any) -> NodeT:
     """Create the node for ``output = op(*inputs)`` and attach it.
 
     Parameters
@@ -156,7 +158,7 @@ def record(node_cls: type[Node], output: Tensor | tuple[Tensor, ...], inputs: Se
     """
     node = node_cls(*next_edges(inputs))
     if type(output) is tuple:
-        node.num_outputs = len(output)  # type: ignore[misc]  # (its class has room for it)
+        node.num_outputs = len(output)
         for output_nr, out in enumerate(output):
             attach(out, node, output_nr)
     else:

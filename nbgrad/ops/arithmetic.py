@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 # -- + - * / ----------------------------------------------------------------------------
 class AddBackward0(Node):
     __slots__ = ("alpha", "metas")
+    alpha: Number
+    metas: tuple
 
     def apply(self, grad):
         a_meta, b_meta = self.metas
@@ -178,6 +180,7 @@ def rsub(input: Tensor, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
 
 class MulBackward0(Node):
     __slots__ = ("metas",)
+    metas: tuple
 
     def apply(self, grad):
         a, b = self.saved_values
@@ -211,6 +214,7 @@ def mul(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:
 
 class DivBackward0(Node):
     __slots__ = ("metas",)
+    metas: tuple
 
     def apply(self, grad):
         a, b = self.saved_values
