@@ -67,13 +67,31 @@ from . import linalg, nn, optim, utils  # noqa: E402
 __version__ = "0.1.0"
 
 
-def is_tensor(obj):
-    """Whether ``obj`` is an nbgrad tensor (or a ``Parameter``)."""
+def is_tensor(obj: object) -> bool:
+    """Whether ``obj`` is an nbgrad tensor (or a ``Parameter``).
+
+    Parameters
+    ----------
+    obj : object
+
+    Returns
+    -------
+    bool
+    """
     return isinstance(obj, Tensor)
 
 
-def numel(input):
-    """The number of elements of ``input``."""
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    int
+    """
     return input.numel()
 
 

@@ -374,12 +374,30 @@ __all__ = [
 e: builtins.float
 inf: builtins.float
 
-def is_tensor(obj):
-    """Whether ``obj`` is an nbgrad tensor (or a ``Parameter``)."""
+def is_tensor(obj: object) -> builtins.bool:
+    """Whether ``obj`` is an nbgrad tensor (or a ``Parameter``).
+
+    Parameters
+    ----------
+    obj : object
+
+    Returns
+    -------
+    bool
+    """
 
 nan: builtins.float
 
-def numel(input):
-    """The number of elements of ``input``."""
+def numel(input: Tensor) -> builtins.int:
+    """The number of elements of ``input``.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    int
+    """
 
 pi: builtins.float

@@ -6,7 +6,12 @@ same code runs on either device and nothing is copied between them behind your b
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from .types import DeviceLike
 
 try:  # CuPy is optional: the ``cuda12`` extra installs it.
     import cupy
@@ -15,13 +20,41 @@ except Exception:  # ImportError, or a CUDA library that fails to load
 
 
 class device:
-    """A device name as PyTorch spells it: ``device("cpu")``, ``device("cuda", 0)``."""
+    """A device name as PyTorch spells it: ``device("cpu")``, ``device("cuda", 0)``.
+
+    Equal devices compare equal (also to their string: ``device("cuda:0") == "cuda:0"``);
+    ``device("cuda")`` has no index and is not equal to ``device("cuda", 0)``.
+
+    Parameters
+    ----------
+    type : str or device
+        ``"cpu"`` or ``"cuda"``, optionally with an index (``"cuda:1"``), or a device to copy.
+    index : int, optional
+        The CUDA device's number; ignored for the CPU, and for a string or device
+        that carries its own.
+
+    Attributes
+    ----------
+    type : str
+        ``"cpu"`` or ``"cuda"``.
+    index : int or None
+        None for the CPU, and for ``"cuda"`` without a number.
+
+    Raises
+    ------
+    RuntimeError
+        The type is neither ``cpu`` nor ``cuda``, or the index in the string is not a
+        number.
+    """
 
     __slots__ = ("type", "index")
+    type: str
+    index: int | None
 
-    def __init__(self, type, index=None):
+    def __init__(self, type: str | device, index: int | None = None) -> None:
         if isinstance(type, device):
-            type, index = type.type, type.index
+            index = type.index  # first: mypy reads the tuple form's type.index as str.index
+            type = type.type
         elif isinstance(type, str) and ":" in type:
             type, _, idx = type.partition(":")
             if not idx.isdigit():
@@ -60,7 +93,7 @@ CPU = device("cpu")
 default_device = None
 
 
-def set_default_device(dev) -> None:
+def set_default_device(dev: device | str | None) -> None:
     """Make ``dev`` the device of tensors made without ``device=`` (``zeros``, ``tensor``,
     ``rand``, layers' parameters, ...), as ``torch.set_default_device`` does; ``None``
     means the CPU again. ``*_like`` functions and ``from_numpy`` are not affected.
@@ -69,6 +102,13 @@ def set_default_device(dev) -> None:
     ----------
     dev : str, device or None
         ``"cpu"``, ``"cuda"``, ``"cuda:1"``, a ``device``, or None.
+
+    Raises
+    ------
+    TypeError
+        ``dev`` is neither a string, a device nor None.
+    RuntimeError
+        ``dev`` names no device (as ``device(dev)``).
     """
     global default_device
     if dev is not None and not isinstance(dev, (str, device)):
@@ -80,8 +120,19 @@ def set_default_device(dev) -> None:
 
 
 def get_default_device() -> device:
-    """The device of tensors made without ``device=``: ``device(type='cpu')`` unless
-    ``set_default_device`` changed it (a CUDA device with its index)."""
+    """The device of tensors made without ``device=``.
+
+    Returns
+    -------
+    device
+        ``device(type='cpu')`` unless ``set_default_device`` changed it; a CUDA device
+        with its index.
+
+    Raises
+    ------
+    AssertionError
+        The default device is CUDA but no GPU is usable (PyTorch's CPU build says the same).
+    """
     if default_device is None:
         return CPU
     return device("cuda", _cuda_index(default_device))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +17,14 @@ from . import backend, dtypes
 from .ops.methods import tensor_method
 from .tensor import ONLY_FLOAT_GRAD, Tensor, warn_if_scalar_of_grad
 from .warn import keep_numpy_warnings_silenced
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .backend import device
+    from .dtypes import dtype
+    from .types import Number, Shape
 
 _SCALARS = (bool, int, float, np.generic)
 _INT64_MAX = 2 ** 63 - 1
@@ -150,7 +159,8 @@ def _refuse_values(values):
             raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data: Any, *, dtype: dtype | None = None, device: device | str | None = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data``.
 
     Parameters
@@ -205,8 +215,32 @@ def _check_fits(array, wanted):
         raise RuntimeError(f"value cannot be converted to type {wanted.name} without overflow")
 
 
-def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can."""
+def as_tensor(data: Any, dtype: dtype | None = None,
+              device: device | str | None = None) -> Tensor:
+    """Like ``tensor``, but sharing memory with a NumPy array or a tensor when it can.
+
+    Parameters
+    ----------
+    data : number, nested sequence, NumPy (or CuPy) array or Tensor
+        A tensor is returned as it is (``to(dtype, device)`` when those are given, so a
+        copy only when they differ), and an array of the dtype asked for is shared; other
+        data is copied as by ``tensor``.
+    dtype : nbgrad.dtype, optional
+        Default: ``data``'s own dtype, or the one ``tensor`` would infer.
+    device : str or nbgrad.device, optional
+        Default: ``data``'s device for a tensor, else ``nbgrad.get_default_device()``.
+
+    Returns
+    -------
+    Tensor
+        ``data`` itself for a tensor that needs no change; the result does not require grad
+        unless that tensor does.
+
+    Warns
+    -----
+    UserWarning
+        Once per program, for a NumPy array that is not writable.
+    """
     dtype = _keywords("as_tensor", dtype, device, False)
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
@@ -219,8 +253,29 @@ def as_tensor(data, dtype=None, device=None):
                    dtype, device, False)
 
 
-def from_numpy(ndarray):
-    """A tensor sharing memory with ``ndarray``: changing one changes the other."""
+def from_numpy(ndarray: Any) -> Tensor:
+    """A tensor sharing memory with ``ndarray``: changing one changes the other.
+
+    Parameters
+    ----------
+    ndarray : numpy.ndarray
+        Of one of nbgrad's dtypes; it keeps its dtype (a float64 array gives float64).
+
+    Returns
+    -------
+    Tensor
+        On the CPU, whatever the default device.
+
+    Raises
+    ------
+    TypeError
+        ``ndarray`` is not a NumPy array, or its dtype is not one of nbgrad's.
+
+    Warns
+    -----
+    UserWarning
+        Once per program, for an array that is not writable.
+    """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     dtypes.from_numpy_dtype(ndarray.dtype)  # raises for a dtype nbgrad lacks
@@ -358,7 +413,8 @@ def _ones(xp, shape, np_dtype):
     return xp.ones(shape, np_dtype)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*size: int | Sequence[int], dtype: dtype | None = None,
+          device: device | str | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros of shape ``size``.
 
     Parameters
@@ -380,7 +436,8 @@ def zeros(*size, dtype=None, device=None, requires_grad=False):
     return _filled("zeros", _zeros, _size(size, "zeros"), dtype, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*size: int | Sequence[int], dtype: dtype | None = None,
+          device: device | str | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones of shape ``size``.
 
     Parameters
@@ -402,7 +459,8 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
     return _filled("ones", _ones, _size(size, "ones"), dtype, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size: int | Sequence[int], dtype: dtype | None = None,
+          device: device | str | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape ``size`` whose values are not meant to be read before written.
 
     PyTorch leaves the memory as it is; nbgrad fills zeros (NumPy's ``empty`` would hand
@@ -440,7 +498,8 @@ def _number(value, op, name, position):
     return value
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full(size: Shape, fill_value: Number, *, dtype: dtype | None = None,
+         device: device | str | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape ``size`` filled with ``fill_value``.
 
     Parameters
@@ -449,7 +508,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         The shape, as one sequence (``full((2, 3), 7.0)``).
     fill_value : number
         Its type sets the dtype when ``dtype`` is not given, as in PyTorch: a bool gives
-        ``bool``, an int ``int64``, a float the default dtype.
+        ``bool``, an int ``int64``, a float the default dtype. A one-element tensor counts
+        as its number.
     dtype, device, requires_grad
         As for ``zeros``.
 
@@ -470,8 +530,36 @@ def _full(op, size, fill_value, dtype, device, requires_grad):
                    device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
+def arange(start: Number, end: Number | None = None, step: Number = 1, *,
+           dtype: dtype | None = None, device: device | str | None = None,
+           requires_grad: bool = False) -> Tensor:
+    """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``).
+
+    Parameters
+    ----------
+    start : number
+        The first value; with ``end`` omitted, ``start`` is the end and 0 the start.
+    end : number, optional
+        The bound, not included.
+    step : number
+        Non-zero, of the sign of ``end - start``.
+    dtype : nbgrad.dtype, optional
+        Default: ``int64`` when all three are integers, else the default float dtype.
+    device, requires_grad
+        As for ``zeros``.
+
+    Returns
+    -------
+    Tensor
+        One-dimensional, of ``ceil((end - start) / step)`` values.
+
+    Raises
+    ------
+    RuntimeError
+        ``step`` is zero or of the wrong sign, or a bound is not finite.
+    TypeError
+        An argument is not a number (a one-element tensor counts as its number).
+    """
     if end is None:
         start, end = 0, _number(start, "arange", "end", 1)
     values = [_number(v, "arange", name, i)
@@ -492,8 +580,33 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(data.astype(dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    """``steps`` evenly spaced values from ``start`` to ``end``, both included."""
+def linspace(start: Number, end: Number, steps: int, *, dtype: dtype | None = None,
+             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included.
+
+    Parameters
+    ----------
+    start, end : number
+        The first and the last value (a one-element tensor counts as its number).
+    steps : int
+        How many values: non-negative (1 gives just ``start``).
+    dtype : nbgrad.dtype, optional
+        Default: the default float dtype, whatever the type of ``start`` and ``end``.
+    device, requires_grad
+        As for ``zeros``.
+
+    Returns
+    -------
+    Tensor
+        One-dimensional, of ``steps`` values.
+
+    Raises
+    ------
+    TypeError
+        ``steps`` is not an int, or a bound not a number.
+    RuntimeError
+        ``steps`` is negative.
+    """
     start = _number(start, "linspace", "start", 1)
     end = _number(end, "linspace", "end", 2)
     if not _is_int(steps):
@@ -516,8 +629,32 @@ def _count(value, op, name, position):
     return int(value)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    """The ``n`` x ``m`` identity matrix (square when ``m`` is not given)."""
+def eye(n: int, m: int | None = None, *, dtype: dtype | None = None,
+        device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """The ``n`` x ``m`` identity matrix: ones on the diagonal, zeros elsewhere.
+
+    Parameters
+    ----------
+    n : int
+        The number of rows (non-negative).
+    m : int, optional
+        The number of columns; ``n`` (a square matrix) when omitted.
+    dtype : nbgrad.dtype, optional
+        Default: the default float dtype.
+    device, requires_grad
+        As for ``zeros``.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        ``n`` or ``m`` is not an int.
+    RuntimeError
+        ``n`` or ``m`` is negative.
+    """
     n = _count(n, "eye", "n", 1)
     m = n if m is None else _count(m, "eye", "m", 2)
     dtype = _default(_keywords("eye", dtype, device, requires_grad))
@@ -534,23 +671,115 @@ def _like(name, input, dtype, device, requires_grad, make):
                 device=input.device if device is None else device, requires_grad=requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
-    """Zeros with ``input``'s shape, and its dtype and device unless given."""
+def zeros_like(input: Tensor, *, dtype: dtype | None = None,
+               device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """Zeros with ``input``'s shape, and its dtype and device unless given.
+
+    Parameters
+    ----------
+    input : Tensor
+    dtype : nbgrad.dtype, optional
+        Default: ``input``'s dtype.
+    device : str or nbgrad.device, optional
+        Default: ``input``'s device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only); ``input``'s own flag
+        does not carry over.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        ``input`` is not a tensor.
+    """
     return _like("zeros_like", input, dtype, device, requires_grad, zeros)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False):
-    """Ones with ``input``'s shape, and its dtype and device unless given."""
+def ones_like(input: Tensor, *, dtype: dtype | None = None,
+              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """Ones with ``input``'s shape, and its dtype and device unless given.
+
+    Parameters
+    ----------
+    input : Tensor
+    dtype : nbgrad.dtype, optional
+        Default: ``input``'s dtype.
+    device : str or nbgrad.device, optional
+        Default: ``input``'s device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only); ``input``'s own flag
+        does not carry over.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        ``input`` is not a tensor.
+    """
     return _like("ones_like", input, dtype, device, requires_grad, ones)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False):
-    """An uninitialised tensor with ``input``'s shape, dtype and device (unless given)."""
+def empty_like(input: Tensor, *, dtype: dtype | None = None,
+               device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor with ``input``'s shape, dtype and device (unless given).
+
+    As ``empty``, nbgrad fills zeros where PyTorch leaves the memory as it is.
+
+    Parameters
+    ----------
+    input : Tensor
+    dtype : nbgrad.dtype, optional
+        Default: ``input``'s dtype.
+    device : str or nbgrad.device, optional
+        Default: ``input``'s device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only); ``input``'s own flag
+        does not carry over.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        ``input`` is not a tensor.
+    """
     return _like("empty_like", input, dtype, device, requires_grad, zeros)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """``fill_value`` everywhere, with ``input``'s shape, and its dtype and device unless given."""
+def full_like(input: Tensor, fill_value: Number, *, dtype: dtype | None = None,
+              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` everywhere, with ``input``'s shape, and its dtype and device unless given.
+
+    Parameters
+    ----------
+    input : Tensor
+    fill_value : number
+        Converted to the dtype (``full_like`` of an int64 tensor and 2.7 holds 2).
+    dtype : nbgrad.dtype, optional
+        Default: ``input``'s dtype.
+    device : str or nbgrad.device, optional
+        Default: ``input``'s device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only); ``input``'s own flag
+        does not carry over.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        ``input`` is not a tensor.
+    """
     return _like("full_like", input, dtype, device, requires_grad,
                  lambda size, **kw: full(size, fill_value, **kw))
 
@@ -562,34 +791,123 @@ def _new_defaults(tensor, dtype, device):
 
 
 @tensor_method()
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    """Zeros of ``size``, with this tensor's dtype and device unless given."""
+def new_zeros(self: Tensor, *size: int | Sequence[int], dtype: dtype | None = None,
+              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size``, with this tensor's dtype and device unless given.
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``x.new_zeros(2, 3)`` and ``x.new_zeros((2, 3))`` are the same.
+    dtype : nbgrad.dtype, optional
+        Default: this tensor's dtype.
+    device : str or nbgrad.device, optional
+        Default: this tensor's device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+    """
     return _filled("new_zeros", _zeros, _size(size, "new_zeros"),
                    **_new_defaults(self, dtype, device), requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    """Ones of ``size``, with this tensor's dtype and device unless given."""
+def new_ones(self: Tensor, *size: int | Sequence[int], dtype: dtype | None = None,
+             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """Ones of ``size``, with this tensor's dtype and device unless given.
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``x.new_ones(2, 3)`` and ``x.new_ones((2, 3))`` are the same.
+    dtype : nbgrad.dtype, optional
+        Default: this tensor's dtype.
+    device : str or nbgrad.device, optional
+        Default: this tensor's device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+    """
     return _filled("new_ones", _ones, _size(size, "new_ones"),
                    **_new_defaults(self, dtype, device), requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given."""
+def new_empty(self: Tensor, *size: int | Sequence[int], dtype: dtype | None = None,
+              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given.
+
+    As ``empty``, nbgrad fills zeros where PyTorch leaves the memory as it is.
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``x.new_empty(2, 3)`` and ``x.new_empty((2, 3))`` are the same.
+    dtype : nbgrad.dtype, optional
+        Default: this tensor's dtype.
+    device : str or nbgrad.device, optional
+        Default: this tensor's device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+    """
     return _filled("new_empty", _zeros, _size(size, "new_empty"),
                    **_new_defaults(self, dtype, device), requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """``fill_value`` everywhere, with this tensor's dtype and device unless given."""
+def new_full(self: Tensor, size: Shape, fill_value: Number, *, dtype: dtype | None = None,
+             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` everywhere, in shape ``size``, with this tensor's dtype and device unless given.
+
+    Parameters
+    ----------
+    size : sequence of int
+        The shape, as one sequence.
+    fill_value : number
+        Converted to the dtype.
+    dtype : nbgrad.dtype, optional
+        Default: this tensor's dtype.
+    device : str or nbgrad.device, optional
+        Default: this tensor's device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+    """
     return _full("new_full", size, fill_value, **_new_defaults(self, dtype, device),
                  requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-    """A new leaf holding a copy of ``data``, with this tensor's dtype and device unless given."""
+def new_tensor(self: Tensor, data: Any, *, dtype: dtype | None = None,
+               device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """A new leaf holding a copy of ``data``, with this tensor's dtype and device unless given.
+
+    Parameters
+    ----------
+    data : number, nested sequence, NumPy array or Tensor
+        Copied, as by ``nbgrad.tensor`` (which warns for a tensor).
+    dtype : nbgrad.dtype, optional
+        Default: this tensor's dtype.
+    device : str or nbgrad.device, optional
+        Default: this tensor's device.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+    """
     return tensor(data, **_new_defaults(self, dtype, device), requires_grad=requires_grad)

@@ -8,13 +8,25 @@ from .backend import cuda_device_count, cuda_is_available
 __all__ = ["device_count", "is_available"]
 
 
-def is_available():
-    """True only when CuPy imports *and* a CUDA device can actually be used."""
+def is_available() -> bool:
+    """Whether nbgrad can compute on a GPU here.
+
+    Returns
+    -------
+    bool
+        True only when CuPy imports *and* a CUDA device can actually be used.
+    """
     return cuda_is_available()
 
 
-def device_count():
-    """The number of CUDA devices CuPy sees (0 without CuPy or a GPU)."""
+def device_count() -> int:
+    """The number of CUDA devices CuPy sees.
+
+    Returns
+    -------
+    int
+        0 without CuPy or a usable GPU.
+    """
     return cuda_device_count()
 
 

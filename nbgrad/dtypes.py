@@ -13,16 +13,43 @@ which differ from NumPy's in two places that matter for training:
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
 
 class dtype:
-    """A tensor element type, printed the way PyTorch prints it (``nbgrad.float32``)."""
+    """A tensor element type, printed the way PyTorch prints it (``nbgrad.float32``).
+
+    The nine of nbgrad are made once, here (``nbgrad.float32``, ...), and compared by
+    identity; ``pickle`` gives back the same object.
+
+    Parameters
+    ----------
+    name : str
+        Its name in ``nbgrad`` (``'float32'``).
+    numpy_dtype : numpy dtype or type
+        The NumPy dtype of the arrays behind its tensors.
+    tensor_type : str
+        The name of its typed class (``'FloatTensor'``).
+
+    Attributes
+    ----------
+    name : str
+    numpy : numpy.dtype
+        The NumPy dtype (the array's ``dtype`` of a tensor of this type).
+    is_floating_point, is_signed : bool
+        As in PyTorch (bool and uint8 are not signed).
+    itemsize : int
+        The size of one element in bytes.
+    """
 
     __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "itemsize", "_tensor_type")
 
-    def __init__(self, name, numpy_dtype, tensor_type):
+    def __init__(self, name: str, numpy_dtype: DTypeLike, tensor_type: str) -> None:
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self.is_floating_point = self.numpy.kind == "f"
@@ -53,13 +80,32 @@ _BY_NUMPY = {d.numpy: d for d in ALL}
 _DEFAULT_FLOAT = [float32]
 
 
-def get_default_dtype():
-    """The floating-point dtype that Python floats become (``nbgrad.float32`` unless set)."""
+def get_default_dtype() -> dtype:
+    """The floating-point dtype that Python floats become (``nbgrad.float32`` unless set).
+
+    It is also the dtype of ``zeros``, ``rand``, ... without ``dtype=``, and of layers'
+    parameters.
+
+    Returns
+    -------
+    nbgrad.dtype
+    """
     return _DEFAULT_FLOAT[0]
 
 
-def set_default_dtype(d):
-    """Make ``d`` (``float32`` or ``float64``) the dtype that Python floats become."""
+def set_default_dtype(d: dtype) -> None:
+    """Make ``d`` the dtype that Python floats become (see ``get_default_dtype``).
+
+    Parameters
+    ----------
+    d : nbgrad.dtype
+        ``nbgrad.float32`` or ``nbgrad.float64``.
+
+    Raises
+    ------
+    TypeError
+        ``d`` is another dtype (or not a dtype).
+    """
     if d not in (float32, float64):
         raise TypeError(f"only floating-point types are supported as the default type, got {d!r}")
     _DEFAULT_FLOAT[0] = d

@@ -103,9 +103,21 @@ def _wrap(array):
     return Tensor._make(array)
 
 
-def to_dlpack(tensor: Tensor):
-    """The legacy DLPack capsule of ``tensor`` (``torch.utils.dlpack.to_dlpack``); a capsule
-    can be consumed once. Prefer passing the tensor itself to ``from_dlpack``."""
+def to_dlpack(tensor: Tensor) -> Any:
+    """The legacy DLPack capsule of ``tensor`` (``torch.utils.dlpack.to_dlpack``).
+
+    A capsule can be consumed once. Prefer passing the tensor itself to ``from_dlpack``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        One that does not require grad (``Tensor.__dlpack__``).
+
+    Returns
+    -------
+    PyCapsule
+        Sharing the tensor's memory.
+    """
     return tensor.__dlpack__()
 
 

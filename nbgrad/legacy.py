@@ -181,9 +181,21 @@ class tensortype(type):
 
 
 def _typed_class(d):
-    doc = (f"The legacy constructor of {d!r} tensors: ``{d._tensor_type}(data)`` converts a "
-           f"sequence, ``{d._tensor_type}(*sizes)`` makes a zero tensor of that shape.")
-    return tensortype(d._tensor_type, (), {"dtype": d, "is_cuda": False, "__doc__": doc,
+    name = d._tensor_type
+    doc = f"""The legacy constructor of {d!r} tensors, as ``torch.{name}``.
+
+    ``isinstance(t, nbgrad.{name})`` is True for a CPU tensor of that dtype, although the
+    class is not a subclass of ``Tensor`` (nor is it in PyTorch).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        ``{name}(data)`` converts a sequence (and shares a NumPy array of that dtype),
+        ``{name}(*sizes)`` and ``{name}(size=...)`` make zeros of that shape, ``{name}()``
+        an empty one-dimensional tensor, and ``{name}(t)`` shares the memory of a tensor
+        of that dtype; ``device=`` places it (``nbgrad.legacy`` has the rules).
+    """
+    return tensortype(name, (), {"dtype": d, "is_cuda": False, "__doc__": doc,
                                            "__module__": "nbgrad"})
 
 

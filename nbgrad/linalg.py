@@ -9,6 +9,7 @@ spectral and nuclear norms (``ord`` = 2, -2, 'nuc') need the SVD, which nbgrad l
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from . import missing as _missing
 from . import dtypes
@@ -17,10 +18,17 @@ from .ops.out import with_out
 from .ops.reductions import norm as _norm
 from .tensor import Tensor
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .dtypes import dtype
+    from .types import Dims
+
 __all__ = ["matrix_norm", "norm", "vector_norm"]
 
 
-def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def vector_norm(x: Tensor, ord: float = 2, dim: Dims | None = None, keepdim: bool = False, *,
+                dtype: dtype | None = None) -> Tensor:
     """The ``ord``-norm of ``x`` as a vector: over all elements, or over ``dim``.
 
     Parameters
@@ -39,13 +47,19 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
     -------
     Tensor
         Its ``grad_fn`` is ``LinalgVectorNormBackward0``.
+
+    Raises
+    ------
+    TypeError
+        ``ord`` is not a number.
     """
     if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     return _norm(x, ord, dim, keepdim, dtype)
 
 
-def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
+def matrix_norm(A: Tensor, ord: float | str = "fro", dim: Sequence[int] = (-2, -1),
+                keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
     """A matrix norm of ``A`` (or of each matrix in a batch), over the two dims ``dim``.
 
     Parameters
@@ -56,12 +70,22 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         'fro': the square root of the sum of squares; 1 / -1: the largest / smallest column
         sum of magnitudes; inf / -inf: the largest / smallest row sum.
     dim : tuple of two ints
+        The dimensions of the matrices (the last two by default).
     keepdim : bool
     dtype : nbgrad.dtype, optional
+        A dtype to compute in, one ``A`` widens to.
 
     Returns
     -------
     Tensor
+
+    Raises
+    ------
+    RuntimeError
+        ``A`` has fewer than 2 dimensions, ``dim`` is not two different dimensions, or
+        ``ord`` is not a matrix order.
+    NotImplementedError
+        ``ord`` is 2, -2 or 'nuc' (they need the SVD).
     """
     x = tensor_operand(A, "linalg.matrix_norm", name="A")
     ndim = x._data.ndim
@@ -87,7 +111,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return sums.amax(dim1, keepdim) if ord > 0 else sums.amin(dim1, keepdim)
 
 
-def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def norm(A: Tensor, ord: float | str | None = None, dim: Dims | None = None,
+         keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
     """A vector or a matrix norm, as ``dim`` and ``ord`` say (PyTorch's ``linalg.norm``).
 
     Parameters
@@ -100,16 +125,25 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
         One dim: a vector norm along it; two: a matrix norm over them.
     keepdim : bool
     dtype : nbgrad.dtype, optional
+        A dtype to compute in, one ``A`` widens to.
 
     Returns
     -------
     Tensor
+
+    Raises
+    ------
+    RuntimeError
+        ``ord`` without ``dim`` for an ``A`` of more than 2 dimensions (and the errors of
+        ``vector_norm`` and ``matrix_norm``).
     """
     x = tensor_operand(A, "linalg.norm", name="A")
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:
-            return vector_norm(x, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+            # a str ord gets vector_norm's TypeError, as in PyTorch
+            return vector_norm(x, 2 if ord is None else ord,  # type: ignore[arg-type]
+                               dims, keepdim, dtype=dtype)
         return matrix_norm(x, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
     if ord is None:
         return vector_norm(x, 2, None, keepdim, dtype=dtype)

@@ -27,9 +27,35 @@ class PrintOptions:
 PRINT_OPTS = PrintOptions()
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
-                     profile=None, sci_mode=None):
-    """As ``torch.set_printoptions``."""
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None,
+                     profile: str | None = None, sci_mode: bool | None = None) -> None:
+    """Set how tensors print, as ``torch.set_printoptions`` does.
+
+    The options given replace the current ones (after ``profile``'s, when given); the
+    others stay, except ``sci_mode``, which is always set.
+
+    Parameters
+    ----------
+    precision : int, optional
+        Digits after the point of floating-point values (default 4).
+    threshold : float, optional
+        Tensors with more elements than this are summarized with ``...`` (default 1000).
+    edgeitems : int, optional
+        The items shown at each end of each dimension of a summary (default 3).
+    linewidth : int, optional
+        The characters per line before rows are wrapped (default 80).
+    profile : str, optional
+        ``'default'``, ``'short'`` (precision 2, edgeitems 2) or ``'full'`` (never
+        summarized): sets the four options above.
+    sci_mode : bool, optional
+        Scientific notation on (True) or off (False); None lets each tensor's values decide.
+
+    Raises
+    ------
+    KeyError
+        ``profile`` is not one of the three.
+    """
     if profile is not None:
         defaults = {"default": (4, 1000, 3), "short": (2, 1000, 2), "full": (4, math.inf, 3)}
         PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems = defaults[profile]

@@ -253,7 +253,9 @@ def load(f: FileLike, map_location: MapLocation = None, pickle_module: Any = Non
 
     Returns
     -------
-    The object, with tensors as leaves (``requires_grad`` and ``Parameter`` as saved).
+    object
+        What was saved, with tensors as leaves (``requires_grad`` and ``Parameter`` as
+        saved).
 
     Raises
     ------

@@ -34,6 +34,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from copy import deepcopy as _deepcopy
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +42,15 @@ from . import backend, dtypes, missing, printing
 from .core.grad_mode import grad_mode, inference_listeners
 from .core.node import INFERENCE_COUNTER, add_hook
 from .warn import warn_once
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from .backend import device
+    from .core.node import Node, RemovableHandle
+    from .dtypes import dtype
+    from .types import DeviceLike, Number
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -64,7 +74,7 @@ SCALAR_OF_GRAD_WARNING = (
 )
 
 
-def warn_if_scalar_of_grad(t, stacklevel=2):
+def warn_if_scalar_of_grad(t: Tensor, stacklevel: int = 2) -> None:
     """PyTorch's once-per-process warning when a tensor that requires grad (with grad mode
     on) becomes a Python float: the number is cut off from the graph. ``float()`` gives it
     (so does ``tensor([t, ...])``); ``int()``, ``bool()`` and ``.item()`` do not."""
@@ -80,6 +90,14 @@ class Tensor:
     and the other creation functions (``nbgrad.Tensor(data)`` is PyTorch's legacy
     constructor, float32 always). Its methods are the operations of ``nbgrad.ops``; the
     module docstring lists the fields behind the attributes below.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The legacy constructor's forms (``nbgrad.legacy``): ``Tensor(data)`` converts a
+        sequence to the default float dtype, ``Tensor(*sizes)`` and ``Tensor(size=...)``
+        make zeros of that shape, ``Tensor()`` an empty one-dimensional tensor and
+        ``Tensor(tensor)`` shares that tensor's memory; ``device=`` places it.
 
     Attributes
     ----------
@@ -120,9 +138,16 @@ class Tensor:
         t._vc = vc
         return t
 
-    def is_inference(self):
-        """Whether this is an inference tensor: made inside ``inference_mode`` (and not a
-        view of a normal tensor), so it has no version counter and never joins a graph."""
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor.
+
+        It was made inside ``inference_mode`` (and is not a view of a normal tensor), so it
+        has no version counter and never joins a graph.
+
+        Returns
+        -------
+        bool
+        """
         return self._vc is INFERENCE_COUNTER
 
     def _counter(self):
@@ -139,60 +164,138 @@ class Tensor:
         else:
             vc[0] += 1
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass  # ``nbgrad.Tensor(...)``, the legacy constructor, is the ``__new__`` of legacy.py
 
     # -- what it is -------------------------------------------------------------------
     @property
-    def shape(self):
-        """The size of each dimension, as ``nbgrad.Size``."""
+    def shape(self) -> Size:
+        """The size of each dimension.
+
+        Returns
+        -------
+        Size
+            A tuple of ints, printed as ``nbgrad.Size([2, 3])``.
+        """
         return Size(self._data.shape)
 
-    def size(self, dim=None):
-        """The shape, or the size of dimension ``dim``."""
+    # Any: a Size without ``dim``, an int with it (PyTorch's stub has two overloads); a
+    # union would make every caller check which one it got
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or the size of dimension ``dim``.
+
+        Parameters
+        ----------
+        dim : int, optional
+            The dimension whose size is wanted (negative counts from the end).
+
+        Returns
+        -------
+        Size or int
+            The whole shape without ``dim``; the size of that dimension with it.
+
+        Raises
+        ------
+        IndexError
+            ``dim`` is out of range.
+        """
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[dtypes.dim_index(dim, self._data.ndim)]
 
-    def dim(self):
-        """The number of dimensions (0 for a scalar tensor)."""
+    def dim(self) -> int:
+        """The number of dimensions (0 for a scalar tensor); ``ndim`` is the same.
+
+        Returns
+        -------
+        int
+        """
         return self._data.ndim
 
     ndim = property(dim)
 
-    def numel(self):
-        """The number of elements."""
+    def numel(self) -> int:
+        """The number of elements (the product of the shape); ``nelement`` is the same.
+
+        Returns
+        -------
+        int
+        """
         return int(self._data.size)
 
     nelement = numel
 
     @property
-    def dtype(self):
-        """The element type, such as ``nbgrad.float32``."""
+    def dtype(self) -> dtype:
+        """The element type, such as ``nbgrad.float32``.
+
+        Returns
+        -------
+        nbgrad.dtype
+        """
         return dtypes.from_numpy_dtype(self._data.dtype)
 
     @property
-    def device(self):
-        """Where the values live: ``device(type='cpu')`` or a CUDA device."""
+    def device(self) -> device:
+        """Where the values live: ``device(type='cpu')`` or a CUDA device.
+
+        Returns
+        -------
+        nbgrad.device
+        """
         return backend.device_of(self._data)
 
     @property
-    def is_cuda(self):
-        """Whether the values live on a GPU."""
+    def is_cuda(self) -> bool:
+        """Whether the values live on a GPU (a CuPy array).
+
+        Returns
+        -------
+        bool
+        """
         return type(self._data) is not _ndarray
 
-    def is_floating_point(self):
-        """Whether the dtype is a floating-point type (only those can require grad)."""
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point type (only those can require grad).
+
+        Returns
+        -------
+        bool
+        """
         return self._data.dtype.kind == "f"
 
-    def element_size(self):
-        """The size of one element in bytes."""
+    def element_size(self) -> int:
+        """The size of one element in bytes (4 for float32).
+
+        Returns
+        -------
+        int
+        """
         return self._data.dtype.itemsize
 
-    def type(self, dtype=None):
-        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
-        nbgrad dtype, a typed class (``nbgrad.DoubleTensor``) or a type name such as
-        ``'nbgrad.DoubleTensor'``."""
+    def type(self, dtype: dtype | type | str | None = None) -> str | Tensor:
+        """The type name (``'nbgrad.FloatTensor'``), or this tensor converted to ``dtype``.
+
+        Parameters
+        ----------
+        dtype : nbgrad.dtype, type or str, optional
+            The type to convert to: an nbgrad dtype, a typed class (``nbgrad.DoubleTensor``)
+            or a type name (``'nbgrad.DoubleTensor'``, or ``'nbgrad.cuda.DoubleTensor'``,
+            which also moves it to the GPU).
+
+        Returns
+        -------
+        str or Tensor
+            The name (``'nbgrad.cuda.FloatTensor'`` on a GPU) without ``dtype``; with it,
+            ``to(dtype)``: this tensor itself when nothing changes.
+
+        Raises
+        ------
+        ValueError
+            ``dtype`` is a type or name that is not a tensor type (``invalid type: 'int'``).
+        TypeError
+            ``dtype`` is neither a type, a str nor a dtype.
+        """
         if dtype is None:
             prefix = "nbgrad.cuda." if self.is_cuda else "nbgrad."
             return prefix + self.dtype._tensor_type
@@ -211,8 +314,13 @@ class Tensor:
             raise ValueError(f"invalid type: '{dtype}'")
         return self.to(target, device="cuda" if device == "nbgrad.cuda" else "cpu")
 
-    def is_contiguous(self):
-        """Whether the elements are laid out in memory row by row, without gaps."""
+    def is_contiguous(self) -> bool:
+        """Whether the elements are laid out in memory row by row, without gaps.
+
+        Returns
+        -------
+        bool
+        """
         return bool(self._data.flags.c_contiguous)
 
     def _is_view(self):
@@ -225,8 +333,22 @@ class Tensor:
 
     # -- autograd state ---------------------------------------------------------------
     @property
-    def requires_grad(self):
-        """Whether gradients are wanted for this tensor (chapter 02)."""
+    def requires_grad(self) -> bool:
+        """Whether gradients are wanted for this tensor (chapter 02).
+
+        False by default; a result requires grad when any input does (with grad mode on).
+        Only a leaf's flag may be set, and only a floating-point tensor can require grad.
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        RuntimeError
+            On setting: the value is not a bool, the tensor is not a leaf, or it is True
+            for a tensor that is not floating point.
+        """
         return self._requires_grad
 
     @requires_grad.setter
@@ -246,8 +368,29 @@ class Tensor:
     def requires_grad(self):
         raise RuntimeError("requires_grad must be a bool")
 
-    def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` of a leaf, in place, and return the tensor (chapter 02)."""
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` of a leaf, in place (chapter 02).
+
+        Views of this tensor that are outside any graph follow the new flag. On a non-leaf,
+        ``requires_grad_(True)`` does nothing (it already requires grad).
+
+        Parameters
+        ----------
+        requires_grad : bool
+
+        Returns
+        -------
+        Tensor
+            This tensor.
+
+        Raises
+        ------
+        TypeError
+            ``requires_grad`` is not a bool.
+        RuntimeError
+            ``requires_grad_(False)`` on a non-leaf; True on a tensor that is not floating
+            point, or on an inference tensor outside ``inference_mode``.
+        """
         if type(requires_grad) is not bool:
             raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {dtypes.type_name(requires_grad)}")
@@ -281,26 +424,74 @@ class Tensor:
                 view._requires_grad = self._requires_grad
 
     @property
-    def grad_fn(self):
-        """The node that produced this tensor, or ``None`` for a leaf (chapter 00)."""
+    def grad_fn(self) -> Node | None:
+        """The node that produced this tensor, or ``None`` for a leaf (chapter 00).
+
+        A view whose base (or another view of it) was changed in place since it got its
+        node gets a new one on reading, as in PyTorch: ``AsStridedBackward0`` in general,
+        leading to the base's current ``grad_fn``.
+
+        Returns
+        -------
+        Node or None
+
+        Raises
+        ------
+        RuntimeError
+            That view was made in a way that forbids it (under ``no_grad``, by an operation
+            with several view outputs, or in a custom ``Function``).
+        """
         if self._base is not None and self._vc[0] != self._grad_fn_version:
             self._regenerate_grad_fn()  # a view whose base was changed in place since
         return self._grad_fn
 
     @property
-    def is_leaf(self):
-        """Whether this tensor was not computed by a recorded operation (chapter 02)."""
+    def is_leaf(self) -> bool:
+        """Whether this tensor was not computed by a recorded operation (chapter 02).
+
+        Returns
+        -------
+        bool
+            True exactly when ``grad_fn`` is None: tensors made by the user, and results
+            of operations on tensors that need no gradient.
+        """
         return self.grad_fn is None
 
     @property
-    def retains_grad(self):
-        """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03)."""
+    def retains_grad(self) -> bool:
+        """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03).
+
+        Returns
+        -------
+        bool
+            True after ``retain_grad()`` on a non-leaf; always False for a leaf.
+        """
         return self._grad_fn is not None and self._retains_grad
 
     @property
-    def grad(self):
-        """The gradient accumulated by backward; ``None`` before it, and for non-leaves that do
-        not retain it (chapter 03)."""
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated by backward (chapter 03).
+
+        ``None`` before the first backward, and for non-leaves that do not retain it
+        (reading it there warns, as in PyTorch). It may be assigned a tensor of the same
+        shape, dtype and device, or None; ``del t.grad`` clears it.
+
+        Returns
+        -------
+        Tensor or None
+
+        Raises
+        ------
+        TypeError
+            On assigning something that is neither a tensor nor None.
+        RuntimeError
+            On assigning the tensor itself, or one of another shape, dtype or device.
+
+        Warns
+        -----
+        UserWarning
+            Reading it on a non-leaf that does not retain its gradient, while it has none.
+        """
         # As PyTorch: only while there is no gradient (backward(inputs=[y]) gives y one).
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
@@ -345,8 +536,16 @@ class Tensor:
     def grad(self):
         self._grad = None
 
-    def retain_grad(self):
-        """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03)."""
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03).
+
+        On a leaf it does nothing: a leaf keeps its gradient anyway.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor does not require grad.
+        """
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         fn = self.grad_fn
@@ -356,8 +555,27 @@ class Tensor:
         hooks = fn._node_hooks()
         hooks.retains_grad[self._output_nr] = weakref.ref(self)
 
-    def register_hook(self, hook):
-        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Run ``hook(grad)`` each time the gradient of this tensor is computed.
+
+        Parameters
+        ----------
+        hook : callable
+            Called with the gradient; what it returns, unless None, replaces the gradient
+            (for the rest of the backward pass and in ``.grad``).
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor does not require grad.
+        TypeError
+            ``hook`` is not callable.
+        """
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         fn = self.grad_fn
@@ -368,8 +586,26 @@ class Tensor:
         hooks = fn._node_hooks().tensor_pre.setdefault(self._output_nr, {})
         return add_hook(hooks, hook)
 
-    def register_post_accumulate_grad_hook(self, hook):
-        """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Run ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad``.
+
+        Parameters
+        ----------
+        hook : callable
+            Called with this tensor (its ``.grad`` is up to date); what it returns is ignored.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor is not a leaf, or does not require grad.
+        TypeError
+            ``hook`` is not callable.
+        """
         if self.grad_fn is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
@@ -382,8 +618,25 @@ class Tensor:
 
     # -- leaving the graph ------------------------------------------------------------
     @property
-    def data(self):
-        """The same storage, outside the graph, with a version counter of its own (chapter 07)."""
+    def data(self) -> Tensor:
+        """The same storage, outside the graph, with a version counter of its own (chapter 07).
+
+        Unlike ``detach()``, changes made through it in place are invisible to autograd's
+        version check: a saved tensor changed that way gives silently wrong gradients.
+        Assigning a tensor to ``.data`` makes this tensor use that tensor's values.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        TypeError
+            On assigning something that is not a tensor.
+        RuntimeError
+            On assigning a tensor that is not floating point to one that requires grad, and
+            on ``del t.data``.
+        """
         return Tensor._make(self._data)
 
     @data.setter
@@ -401,13 +654,31 @@ class Tensor:
     def data(self):
         raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
-    def detach(self):
-        """The same storage and version counter, outside the graph (chapter 07)."""
+    def detach(self) -> Tensor:
+        """The same storage and version counter, outside the graph (chapter 07).
+
+        The result is a leaf that does not require grad; an in-place change through it
+        bumps the shared version, so backward still notices it.
+
+        Returns
+        -------
+        Tensor
+        """
         return Tensor._make(self._data, self._counter())
 
-    def detach_(self):
-        """Take this tensor out of the graph, in place: it becomes a leaf that needs no
-        gradient."""
+    def detach_(self) -> Tensor:
+        """Take this tensor out of the graph, in place: it becomes a leaf that needs no gradient.
+
+        Returns
+        -------
+        Tensor
+            This tensor.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor is a view (use ``detach()``).
+        """
         if self._is_view():
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
@@ -422,9 +693,13 @@ class Tensor:
         return self
 
     # -- conversions ------------------------------------------------------------------
-    def item(self):
-        """The value of a one-element tensor as a Python number (``float``, ``int`` or
-        ``bool``), outside the graph.
+    def item(self) -> Number:
+        """The value of a one-element tensor as a Python number, outside the graph.
+
+        Returns
+        -------
+        float, int or bool
+            As the dtype is floating point, integer or bool.
 
         Raises
         ------
@@ -438,14 +713,40 @@ class Tensor:
             )
         return self._data.item()
 
-    def tolist(self):
-        """The values as (nested) Python lists of numbers."""
+    # Any: a list, or a number for a 0-d tensor; a union would make every caller check
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists of numbers, outside the graph.
+
+        Returns
+        -------
+        list or number
+            One level of nesting per dimension; a 0-d tensor gives a bare number.
+        """
         return self._data.tolist()
 
-    def numpy(self, *, force=False):
-        """The NumPy array itself (shared memory); PyTorch's checks, in PyTorch's order:
-        a GPU tensor must be copied to the host first (``.cpu()``), and a tensor that
-        requires grad (with grad mode on) must be detached."""
+    def numpy(self, *, force: bool = False) -> Any:
+        """The values as a NumPy array: the tensor's own array, sharing its memory.
+
+        PyTorch's checks, in PyTorch's order: a GPU tensor must be copied to the host first
+        (``.cpu()``), and a tensor that requires grad (with grad mode on) must be detached.
+
+        Parameters
+        ----------
+        force : bool
+            Skip the checks: a GPU tensor is copied to the host, and one that requires grad
+            is given anyway (its array, outside the graph).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        TypeError
+            The tensor is on a GPU (without ``force``).
+        RuntimeError
+            The tensor requires grad and grad mode is on (without ``force``).
+        """
         if force:
             return backend.to_device(self._data, "cpu")
         if self.is_cuda:
@@ -494,40 +795,101 @@ class Tensor:
         ``(2, i)`` for CUDA device ``i``."""
         return self._data.__dlpack_device__()
 
-    def cpu(self):
-        """This tensor on the CPU (itself when it is there already)."""
+    def cpu(self) -> Tensor:
+        """This tensor on the CPU (itself when it is there already).
+
+        Returns
+        -------
+        Tensor
+        """
         return self.to("cpu")
 
-    def cuda(self, device=None):
-        """This tensor on a GPU (CuPy)."""
+    def cuda(self, device: DeviceLike | None = None) -> Tensor:
+        """This tensor on a GPU (CuPy): ``to('cuda')``.
+
+        Parameters
+        ----------
+        device : nbgrad.device, str or int, optional
+            The CUDA device (an index, ``'cuda:1'``...); ``'cuda'`` when omitted.
+
+        Returns
+        -------
+        Tensor
+        """
         return self.to("cuda" if device is None else backend.device("cuda", _cuda_index(device)))
 
-    def float(self):
-        """``to(nbgrad.float32)``."""
+    def float(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float32``: ``to(nbgrad.float32)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is float32 already.
+        """
         return self.to(dtypes.float32)
 
-    def double(self):
-        """``to(nbgrad.float64)``."""
+    def double(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float64``: ``to(nbgrad.float64)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is float64 already.
+        """
         return self.to(dtypes.float64)
 
-    def half(self):
-        """``to(nbgrad.float16)``."""
+    def half(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float16``: ``to(nbgrad.float16)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is float16 already.
+        """
         return self.to(dtypes.float16)
 
-    def long(self):
-        """``to(nbgrad.int64)``."""
+    def long(self) -> Tensor:
+        """This tensor converted to ``nbgrad.int64``: ``to(nbgrad.int64)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is int64 already.
+        """
         return self.to(dtypes.int64)
 
-    def int(self):
-        """``to(nbgrad.int32)``."""
+    def int(self) -> Tensor:
+        """This tensor converted to ``nbgrad.int32``: ``to(nbgrad.int32)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is int32 already.
+        """
         return self.to(dtypes.int32)
 
-    def bool(self):
-        """``to(nbgrad.bool)``."""
+    def bool(self) -> Tensor:
+        """This tensor converted to ``nbgrad.bool``: ``to(nbgrad.bool)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is bool already.
+        """
         return self.to(dtypes.bool)
 
-    def type_as(self, other):
-        """``to(other.dtype)``."""
+    def type_as(self, other: Tensor) -> Tensor:
+        """This tensor converted to ``other``'s dtype: ``to(other.dtype)``.
+
+        Parameters
+        ----------
+        other : Tensor
+
+        Returns
+        -------
+        Tensor
+            Itself when the dtypes are the same.
+        """
         return self.to(other.dtype)
 
     # -- Python protocols -------------------------------------------------------------
@@ -611,8 +973,22 @@ class Tensor:
                 self.__dict__ or None)
 
     @property
-    def volatile(self):
-        """Removed in PyTorch 0.4 with the Variable/Tensor merge (chapter 00): warns."""
+    def volatile(self) -> bool:
+        """Removed in PyTorch 0.4 with the Variable/Tensor merge (chapter 00).
+
+        Reading it gives False, setting it does nothing; both warn. ``no_grad`` took its
+        place.
+
+        Returns
+        -------
+        bool
+            False.
+
+        Warns
+        -----
+        UserWarning
+            Always.
+        """
         warnings.warn(
             "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
         )
@@ -645,13 +1021,29 @@ inference_listeners.append(_mark_inference_tensors)
 
 
 class Parameter(Tensor):
-    """A leaf tensor that a Module registers as one of its parameters."""
+    """A leaf tensor that a Module registers as one of its parameters.
+
+    It shares ``data``'s memory and version counter, and is a leaf even when ``data`` is not.
+
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values; an empty tensor of the default dtype when omitted.
+    requires_grad : bool
+        Whether it requires grad (it does unless told not to).
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not a tensor.
+    RuntimeError
+        It should require grad but ``data`` is not floating point.
+    """
 
     __slots__ = ()
 
-    def __new__(cls, data=None, requires_grad=True):
-        """A Parameter over ``data``'s memory (an empty float tensor when ``None``), which
-        requires grad unless ``requires_grad=False``."""
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        """A Parameter over ``data``'s memory (see the class)."""
         if data is None:
             data = Tensor._make(np.empty(0, dtypes.get_default_dtype().numpy))
         if not isinstance(data, Tensor):
@@ -662,7 +1054,7 @@ class Parameter(Tensor):
         param._requires_grad = bool(requires_grad)
         return param
 
-    def __init__(self, data=None, requires_grad=True):
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         pass
 
     def __repr__(self):
@@ -682,15 +1074,27 @@ _TENSOR_TYPES = {d._tensor_type: d for d in dtypes.ALL}  # 'FloatTensor' -> floa
 
 
 class Size(tuple):
-    """A shape, printed as PyTorch prints it: ``nbgrad.Size([2, 3])``."""
+    """A shape: a tuple of ints, printed as PyTorch prints it (``nbgrad.Size([2, 3])``).
+
+    Parameters
+    ----------
+    iterable : iterable of int, optional
+        The sizes of the dimensions; none (a 0-d shape) when omitted.
+    """
 
     __slots__ = ()
 
     def __repr__(self):
         return f"nbgrad.Size({list(self)})"
 
-    def numel(self):
-        """The number of elements of a tensor of this shape."""
+    def numel(self) -> int:
+        """The number of elements of a tensor of this shape.
+
+        Returns
+        -------
+        int
+            The product of the sizes (1 for the 0-d shape).
+        """
         n = 1
         for s in self:
             n *= s

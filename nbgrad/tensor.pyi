@@ -6,7 +6,18 @@ The methods of ``Tensor`` with their signatures and docstrings, for IDEs and typ
 
 from typing import Any
 import builtins
+import nbgrad.backend
+import nbgrad.dtypes
+from collections.abc import Callable
+from nbgrad.types import DeviceLike
+from nbgrad.types import Dims
 from nbgrad.random.generator import Generator
+from nbgrad.core.node import Node
+from nbgrad.types import Number
+from nbgrad.core.node import RemovableHandle
+from collections.abc import Sequence
+from nbgrad.types import Shape
+from nbgrad.types import TensorOrNumber
 
 IN_CUSTOM_FUNCTION: str
 MULTI_OUTPUT_NODE: str
@@ -31,7 +42,7 @@ def _rebuild(cls, data, requires_grad, device):
     ...
 
 
-def warn_if_scalar_of_grad(t, stacklevel=2):
+def warn_if_scalar_of_grad(t: Tensor, stacklevel: builtins.int = 2) -> None:
     """PyTorch's once-per-process warning when a tensor that requires grad (with grad mode
     on) becomes a Python float: the number is cut off from the graph. ``float()`` gives it
     (so does ``tensor([t, ...])``); ``int()``, ``bool()`` and ``.item()`` do not.
@@ -46,6 +57,14 @@ class Tensor:
     and the other creation functions (``nbgrad.Tensor(data)`` is PyTorch's legacy
     constructor, float32 always). Its methods are the operations of ``nbgrad.ops``; the
     module docstring lists the fields behind the attributes below.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The legacy constructor's forms (``nbgrad.legacy``): ``Tensor(data)`` converts a
+        sequence to the default float dtype, ``Tensor(*sizes)`` and ``Tensor(size=...)``
+        make zeros of that shape, ``Tensor()`` an empty one-dimensional tensor and
+        ``Tensor(tensor)`` shares that tensor's memory; ``device=`` places it.
 
     Attributes
     ----------
@@ -83,14 +102,48 @@ class Tensor:
     def T(self):
         """The dimensions in reverse order, as a view (``x.T``)."""
 
-    def __abs__(self):
-        """The absolute value of each element (integers stay integers)."""
+    def __abs__(self) -> Tensor:
+        """The absolute value of each element.
+
+        Its gradient is ``sign(x)``: 0 at ``x = 0``, a subgradient (chapter 06).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype: integers stay integers.
+        """
 
     def __add__(self, other):
-        """``input + alpha * other``, broadcast; a number on either side."""
+        """``input + alpha * other``, broadcast; a number on either side.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        alpha : number
+            The factor of ``other``. It must be an integer for integer operands, and a bool
+            only for bool ones (whose sum is a logical or), as in PyTorch.
+
+        Returns
+        -------
+        Tensor
+            Of the promoted dtype of the operands.
+        """
 
     def __and__(self, other):
-        """Elementwise ``bitwise_and`` of integer or bool tensors."""
+        """Elementwise ``bitwise_and`` of integer or bool tensors, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def __array__(self, dtype=None, copy=None):
         """The values as a NumPy array (NumPy's protocol: ``np.asarray(t)``)."""
@@ -120,7 +173,19 @@ class Tensor:
         """
 
     def __eq__(self, other):
-        """Elementwise ``eq``: a bool tensor, never part of the graph."""
+        """``input == other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
 
     def __float__(self):
         """The value of a one-element tensor as a float (warns, once, if it requires grad)."""
@@ -130,13 +195,34 @@ class Tensor:
 
         PyTorch gives it no derivative: the result requires grad, but backward through it
         raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            Integers stay integers (dividing one by zero raises a RuntimeError).
         """
 
     def __format__(self, spec):
         """Default object formatter."""
 
     def __ge__(self, other):
-        """Elementwise ``ge``: a bool tensor, never part of the graph."""
+        """``input >= other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
 
     def __getitem__(self, index):
         """``input[index]``, as PyTorch reads it: the basic parts (ints, slices, ``None``,
@@ -147,61 +233,321 @@ class Tensor:
         """
 
     def __gt__(self, other):
-        """Elementwise ``gt``: a bool tensor, never part of the graph."""
+        """``input > other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
 
     def __hash__(self):
         """Return hash(self)."""
 
     def __iabs__(self, other):
-        """In place ``abs``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``abs``: changes this tensor and bumps its version (chapter 05).
+
+        ``abs``, with this tensor as ``input``: the absolute value of each element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        abs : The out-of-place form, and its details.
+        """
 
     def __iadd__(self, other):
-        """In place ``add``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``add``: changes this tensor and bumps its version (chapter 05).
+
+        ``add``, with this tensor as ``input``: ``input + alpha * other``, broadcast; a number
+        on either side.
+
+        Parameters
+        ----------
+        other : Tensor or number
+        alpha : number
+            The factor of ``other``. It must be an integer for integer operands, and a bool
+            only for bool ones (whose sum is a logical or), as in PyTorch.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        add : The out-of-place form, and its details.
+        """
 
     def __ifloordiv__(self, other):
-        """In place ``floor_divide``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``floor_divide``: changes this tensor and bumps its version (chapter 05).
+
+        ``floor_divide``, with this tensor as ``input``: ``input // other``: the quotient
+        rounded down (``div(..., rounding_mode="floor")``).
+
+        Parameters
+        ----------
+        other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        floor_divide : The out-of-place form, and its details.
+        """
 
     def __imod__(self, other):
-        """In place ``remainder``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``remainder``: changes this tensor and bumps its version (chapter 05).
+
+        ``remainder``, with this tensor as ``input``: ``input % other``: the remainder of the
+        floor division; it has the sign of ``other``.
+
+        Parameters
+        ----------
+        other : Tensor or number
+            With a number as ``input``, the result has no derivative (as in PyTorch).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        remainder : The out-of-place form, and its details.
+        """
 
     def __imul__(self, other):
-        """In place ``mul``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``mul``: changes this tensor and bumps its version (chapter 05).
+
+        ``mul``, with this tensor as ``input``: ``input * other``, element by element,
+        broadcast.
+
+        Parameters
+        ----------
+        other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        mul : The out-of-place form, and its details.
+        """
 
     def __index__(self):
         """A one-element integer tensor used as an index."""
 
     def __ineg__(self, other):
-        """In place ``neg``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``neg``: changes this tensor and bumps its version (chapter 05).
 
-    def __init__(self, *args, **kwargs):
+        ``neg``, with this tensor as ``input``: ``-input``.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        neg : The out-of-place form, and its details.
+        """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     def __int__(self):
         """The value of a one-element tensor as an int."""
 
-    def __invert__(self):
+    def __invert__(self) -> Tensor:
         """``~self``: ``bitwise_not``, whose operator PyTorch refuses for floats with a TypeError."""
 
     def __ipow__(self, other):
-        """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``pow``: changes this tensor and bumps its version (chapter 05).
+
+        ``pow``, with this tensor as ``input``: ``input ** exponent``: tensor ** number, tensor
+        ** tensor or number ** tensor.
+
+        Parameters
+        ----------
+        exponent : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        pow : The out-of-place form, and its details.
+        """
 
     def __isub__(self, other):
-        """In place ``sub``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``sub``: changes this tensor and bumps its version (chapter 05).
+
+        ``sub``, with this tensor as ``input``: ``input - alpha * other``, broadcast; a number
+        on either side.
+
+        Parameters
+        ----------
+        other : Tensor or number
+        alpha : number
+            The factor of ``other``; an integer for integer operands.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        sub : The out-of-place form, and its details.
+        """
 
     def __iter__(self):
         """The slices along the first dimension (``unbind(0)``), as views."""
 
     def __itruediv__(self, other):
-        """In place ``div``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``div``: changes this tensor and bumps its version (chapter 05).
+
+        ``div``, with this tensor as ``input``: ``input / other``, broadcast; integers divide
+        into floats.
+
+        Parameters
+        ----------
+        other : Tensor or number
+        rounding_mode : {None, "trunc", "floor"}
+            ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+            integers (dividing one by zero raises) and the gradient is zero.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        div : The out-of-place form, and its details.
+        """
 
     def __le__(self, other):
-        """Elementwise ``le``: a bool tensor, never part of the graph."""
+        """``input <= other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
 
     def __len__(self):
         """The size of the first dimension."""
 
     def __lt__(self, other):
-        """Elementwise ``lt``: a bool tensor, never part of the graph."""
+        """``input < other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
 
     def __matmul__(self, other):
         """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
@@ -209,16 +555,56 @@ class Tensor:
         """
 
     def __mod__(self, other):
-        """``input % other``: the remainder of the floor division; it has the sign of ``other``."""
+        """``input % other``: the remainder of the floor division; it has the sign of ``other``.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+            With a number as ``input``, the result has no derivative (as in PyTorch).
+
+        Returns
+        -------
+        Tensor
+        """
 
     def __mul__(self, other):
-        """``input * other``, element by element, broadcast."""
+        """``input * other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def __ne__(self, other):
-        """Elementwise ``ne``: a bool tensor, never part of the graph."""
+        """``input != other``, element by element, broadcast.
 
-    def __neg__(self):
-        """``-input``."""
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def __neg__(self) -> Tensor:
+        """``-input``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
 
     @staticmethod
     def __new__(cls, *args, **kwargs):
@@ -229,19 +615,76 @@ class Tensor:
         """
 
     def __or__(self, other):
-        """Elementwise ``bitwise_or`` of integer or bool tensors."""
+        """Elementwise ``bitwise_or`` of integer or bool tensors, broadcast.
 
-    def __pos__(self):
-        """``+input``: the tensor itself."""
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def __pos__(self) -> Tensor:
+        """``+input``: the tensor itself.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            ``input``, the same object.
+        """
 
     def __pow__(self, other):
-        """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor."""
+        """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor.
+
+        Parameters
+        ----------
+        input, exponent : Tensor or number
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            For integers to a negative integer power given as a number (with a tensor of
+            exponents, such elements are 1 for a base of 1, ±1 for -1 and 0 otherwise, as in
+            PyTorch).
+        """
 
     def __radd__(self, other):
-        """``input + alpha * other``, broadcast; a number on either side."""
+        """``input + alpha * other``, broadcast; a number on either side.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        alpha : number
+            The factor of ``other``. It must be an integer for integer operands, and a bool
+            only for bool ones (whose sum is a logical or), as in PyTorch.
+
+        Returns
+        -------
+        Tensor
+            Of the promoted dtype of the operands.
+        """
 
     def __rand__(self, other):
-        """Elementwise ``bitwise_and`` of integer or bool tensors."""
+        """Elementwise ``bitwise_and`` of integer or bool tensors, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def __reduce_ex__(self, protocol):
         """Pickling keeps the values, device, ``requires_grad`` and the user's attributes;
@@ -256,6 +699,15 @@ class Tensor:
 
         PyTorch gives it no derivative: the result requires grad, but backward through it
         raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            Integers stay integers (dividing one by zero raises a RuntimeError).
         """
 
     def __rmatmul__(self, other):
@@ -264,27 +716,111 @@ class Tensor:
         """
 
     def __rmod__(self, other):
-        """``input % other``: the remainder of the floor division; it has the sign of ``other``."""
+        """``input % other``: the remainder of the floor division; it has the sign of ``other``.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+            With a number as ``input``, the result has no derivative (as in PyTorch).
+
+        Returns
+        -------
+        Tensor
+        """
 
     def __rmul__(self, other):
-        """``input * other``, element by element, broadcast."""
+        """``input * other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def __ror__(self, other):
-        """Elementwise ``bitwise_or`` of integer or bool tensors."""
+        """Elementwise ``bitwise_or`` of integer or bool tensors, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def __rpow__(self, other):
-        """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor."""
+        """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor.
+
+        Parameters
+        ----------
+        input, exponent : Tensor or number
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            For integers to a negative integer power given as a number (with a tensor of
+            exponents, such elements are 1 for a base of 1, ±1 for -1 and 0 otherwise, as in
+            PyTorch).
+        """
 
     def __rsub__(self, other):
-        """``input - alpha * other``, broadcast; a number on either side."""
+        """``input - alpha * other``, broadcast; a number on either side.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        alpha : number
+            The factor of ``other``; an integer for integer operands.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
+        """
 
     def __rtruediv__(self, other):
-        """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
-        ``"floor"`` rounds the quotient (and its gradient is zero).
+        """``input / other``, broadcast; integers divide into floats.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        rounding_mode : {None, "trunc", "floor"}
+            ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+            integers (dividing one by zero raises) and the gradient is zero.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            For another ``rounding_mode``; with one, for an integer division by zero.
         """
 
     def __rxor__(self, other):
-        """Elementwise ``bitwise_xor`` of integer or bool tensors."""
+        """Elementwise ``bitwise_xor`` of integer or bool tensors, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def __setitem__(self, index, value):
         """``t[index] = value``, as PyTorch does it (``set_item``): the basic parts of the index
@@ -294,20 +830,60 @@ class Tensor:
         """
 
     def __sub__(self, other):
-        """``input - alpha * other``, broadcast; a number on either side."""
+        """``input - alpha * other``, broadcast; a number on either side.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        alpha : number
+            The factor of ``other``; an integer for integer operands.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
+        """
 
     def __truediv__(self, other):
-        """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
-        ``"floor"`` rounds the quotient (and its gradient is zero).
+        """``input / other``, broadcast; integers divide into floats.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        rounding_mode : {None, "trunc", "floor"}
+            ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+            integers (dividing one by zero raises) and the gradient is zero.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            For another ``rounding_mode``; with one, for an integer division by zero.
         """
 
     def __xor__(self, other):
-        """Elementwise ``bitwise_xor`` of integer or bool tensors."""
+        """Elementwise ``bitwise_xor`` of integer or bool tensors, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def _bump_version(self):
         ...
 
-    def _check_inplace(self, recording):
+    def _check_inplace(self, recording: builtins.bool) -> None:
         """The leaf rule, when the in-place change is recorded (grad mode is on and ``t`` or an
         operand requires grad): no in-place change of a leaf that requires grad, of a view of
         one, or of a view made in a way that autograd cannot rewrite (``views.py``).
@@ -331,7 +907,7 @@ class Tensor:
         ``mark_dirty`` names.
         """
 
-    def _regenerate_grad_fn(self):
+    def _regenerate_grad_fn(self) -> None:
         """``view``'s base, or another view of it, was changed in place after ``view`` got its
         ``grad_fn`` (the version counter they share has moved on): the view's elements now come
         from the base's current ``grad_fn``, through a new ``AsStridedBackward0``. A view made
@@ -352,11 +928,43 @@ class Tensor:
         those views follow a change of the base's flag.
         """
 
-    def abs(self):
-        """The absolute value of each element (integers stay integers)."""
+    def abs(self) -> Tensor:
+        """The absolute value of each element.
 
-    def abs_(self):
-        """In place ``abs``: changes this tensor and bumps its version (chapter 05)."""
+        Its gradient is ``sign(x)``: 0 at ``x = 0``, a subgradient (chapter 06).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype: integers stay integers.
+        """
+
+    def abs_(self) -> Tensor:
+        """In place ``abs``: changes this tensor and bumps its version (chapter 05).
+
+        ``abs``, with this tensor as ``input``: the absolute value of each element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        abs : The out-of-place form, and its details.
+        """
 
     def acos(self) -> Tensor:
         """The inverse cosine of each element, in ``[0, pi]`` (``nan`` outside ``[-1, 1]``).
@@ -371,7 +979,28 @@ class Tensor:
         """
 
     def acos_(self) -> Tensor:
-        """In place ``acos``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``acos``: changes this tensor and bumps its version (chapter 05).
+
+        ``acos``, with this tensor as ``input``: the inverse cosine of each element, in ``[0,
+        pi]`` (``nan`` outside ``[-1, 1]``).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        acos : The out-of-place form, and its details.
+        """
 
     def acosh(self) -> Tensor:
         """The inverse hyperbolic cosine of each element (``nan`` below 1).
@@ -386,21 +1015,115 @@ class Tensor:
         """
 
     def acosh_(self) -> Tensor:
-        """In place ``acosh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
+        """In place ``acosh``: changes this tensor and bumps its version (chapter 05).
 
-    def add(self, other, *, alpha=1):
-        """``input + alpha * other``, broadcast; a number on either side."""
+        ``acosh``, with this tensor as ``input``: the inverse hyperbolic cosine of each element
+        (``nan`` below 1).
 
-    def add_(self, other, *, alpha=1):
-        """In place ``add``: changes this tensor and bumps its version (chapter 05)."""
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
 
-    def all(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        """Whether every element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
-        (``axis=``, ``keepdims=``: NumPy's spellings).
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        acosh : The out-of-place form, and its details.
+
+        Notes
+        -----
+        As in PyTorch, backward through it raises: its node, ``AcoshBackward1``, has no derivative.
         """
 
-    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        """Whether ``|input - other| <= atol + rtol * |other|`` holds everywhere (a Python bool)."""
+    def add(self, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+        """``input + alpha * other``, broadcast; a number on either side.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        alpha : number
+            The factor of ``other``. It must be an integer for integer operands, and a bool
+            only for bool ones (whose sum is a logical or), as in PyTorch.
+
+        Returns
+        -------
+        Tensor
+            Of the promoted dtype of the operands.
+        """
+
+    def add_(self, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+        """In place ``add``: changes this tensor and bumps its version (chapter 05).
+
+        ``add``, with this tensor as ``input``: ``input + alpha * other``, broadcast; a number
+        on either side.
+
+        Parameters
+        ----------
+        other : Tensor or number
+        alpha : number
+            The factor of ``other``. It must be an integer for integer operands, and a bool
+            only for bool ones (whose sum is a logical or), as in PyTorch.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        add : The out-of-place form, and its details.
+        """
+
+    def all(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """Whether every element, or every one along ``dim``, is nonzero.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of int, optional
+            The dimensions reduced; all of them when omitted.
+        keepdim : bool
+            Keep the reduced dimensions with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            bool, with no ``grad_fn``.
+        """
+
+    def allclose(self, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> builtins.bool:
+        """Whether ``|input - other| <= atol + rtol * |other|`` holds everywhere, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor
+        rtol, atol : float
+            The relative and the absolute tolerance.
+        equal_nan : bool
+            Count two NaNs in the same place as close.
+
+        Returns
+        -------
+        bool
+            A Python bool.
+        """
 
     def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
         """The largest values along ``dim`` (ties share the gradient evenly; ``axis=``,
@@ -427,9 +1150,23 @@ class Tensor:
             ``(min, max)``; ties share the gradient evenly.
         """
 
-    def any(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        """Whether any element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
-        (``axis=``, ``keepdims=``: NumPy's spellings).
+    def any(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """Whether any element, or any along ``dim``, is nonzero.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of int, optional
+            The dimensions reduced; all of them when omitted.
+        keepdim : bool
+            Keep the reduced dimensions with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            bool, with no ``grad_fn``.
         """
 
     def arccos(self) -> Tensor:
@@ -520,14 +1257,52 @@ class Tensor:
         Tensor
         """
 
-    def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        """The index of the largest value: an int64 tensor with no ``grad_fn`` (``axis=``,
-        ``keepdims=``: NumPy's spellings).
+    def argmax(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """The index of the largest value, of all (in the flattened tensor) or along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int, optional
+            The dimension searched; without it, the index is into ``input.flatten()``.
+        keepdim : bool
+            Keep the searched dimension (all of them, without ``dim``) with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            int64, with no ``grad_fn``; the first index where the largest value is repeated.
+
+        Raises
+        ------
+        IndexError
+            For an empty ``input`` without ``dim``.
         """
 
-    def argmin(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        """The index of the smallest value: an int64 tensor with no ``grad_fn`` (``axis=``,
-        ``keepdims=``: NumPy's spellings).
+    def argmin(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """The index of the smallest value, of all (in the flattened tensor) or along ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int, optional
+            The dimension searched; without it, the index is into ``input.flatten()``.
+        keepdim : bool
+            Keep the searched dimension (all of them, without ``dim``) with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            int64, with no ``grad_fn``; the first index where the smallest value is repeated.
+
+        Raises
+        ------
+        IndexError
+            For an empty ``input`` without ``dim``.
         """
 
     def argsort(self, dim: builtins.int = -1, descending: builtins.bool = False, *, stable: builtins.bool = False) -> Tensor:
@@ -573,7 +1348,28 @@ class Tensor:
         """
 
     def asin_(self) -> Tensor:
-        """In place ``asin``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``asin``: changes this tensor and bumps its version (chapter 05).
+
+        ``asin``, with this tensor as ``input``: the inverse sine of each element, in ``[-pi/2,
+        pi/2]`` (``nan`` outside ``[-1, 1]``).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        asin : The out-of-place form, and its details.
+        """
 
     def asinh(self) -> Tensor:
         """The inverse hyperbolic sine of each element.
@@ -588,7 +1384,31 @@ class Tensor:
         """
 
     def asinh_(self) -> Tensor:
-        """In place ``asinh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
+        """In place ``asinh``: changes this tensor and bumps its version (chapter 05).
+
+        ``asinh``, with this tensor as ``input``: the inverse hyperbolic sine of each element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        asinh : The out-of-place form, and its details.
+
+        Notes
+        -----
+        As in PyTorch, backward through it raises: its node, ``AsinhBackward1``, has no derivative.
+        """
 
     def atan(self) -> Tensor:
         """The inverse tangent of each element, in ``(-pi/2, pi/2)``.
@@ -619,10 +1439,57 @@ class Tensor:
         """
 
     def atan2_(self, other: Tensor) -> Tensor:
-        """In place ``atan2``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``atan2``: changes this tensor and bumps its version (chapter 05).
+
+        ``atan2``, with this tensor as ``input``: the angle of the point ``(other, input)``:
+        ``atan(input / other)`` in the right quadrant.
+
+        Parameters
+        ----------
+        other : Tensor
+            The x coordinates (broadcast with ``input``).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        atan2 : The out-of-place form, and its details.
+        """
 
     def atan_(self) -> Tensor:
-        """In place ``atan``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``atan``: changes this tensor and bumps its version (chapter 05).
+
+        ``atan``, with this tensor as ``input``: the inverse tangent of each element, in
+        ``(-pi/2, pi/2)``.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        atan : The out-of-place form, and its details.
+        """
 
     def atanh(self) -> Tensor:
         """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
@@ -637,10 +1504,52 @@ class Tensor:
         """
 
     def atanh_(self) -> Tensor:
-        """In place ``atanh``: changes this tensor and bumps its version (chapter 05). As in PyTorch, backward through it raises."""
+        """In place ``atanh``: changes this tensor and bumps its version (chapter 05).
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01)."""
+        ``atanh``, with this tensor as ``input``: the inverse hyperbolic tangent of each element
+        (``±inf`` at ±1, ``nan`` beyond).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        atanh : The out-of-place form, and its details.
+
+        Notes
+        -----
+        As in PyTorch, backward through it raises: its node, ``AtanhBackward1``, has no derivative.
+        """
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: builtins.bool | None = None, create_graph: builtins.bool = False, inputs: Tensor | Sequence[Tensor] | None = None) -> None:
+        """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01).
+
+        The gradients are accumulated (added) into the leaves' ``.grad``; this is
+        ``nbgrad.autograd.backward(self, gradient, ...)``.
+
+        Parameters
+        ----------
+        gradient : Tensor, optional
+            The gradient of this tensor, of its shape; may be omitted only when it has one
+            element (the gradient is then 1).
+        retain_graph : bool, optional
+            Keep the saved values, so that the graph can be differentiated again; defaults to
+            ``create_graph``.
+        create_graph : bool
+            Record the backward pass itself, for higher derivatives.
+        inputs : Tensor or sequence of Tensor, optional
+            Accumulate into these tensors only; all the leaves when omitted.
+        """
 
     def bernoulli(self, p: builtins.float | None = None, *, generator: Generator | None = None) -> Tensor:
         """Ones with the probabilities in ``input`` (zeros otherwise), of ``input``'s dtype.
@@ -680,8 +1589,14 @@ class Tensor:
     def bmm(self, mat2):
         """Batched matrix product of two 3-D tensors with the same batch size."""
 
-    def bool(self):
-        """``to(nbgrad.bool)``."""
+    def bool(self) -> Tensor:
+        """This tensor converted to ``nbgrad.bool``: ``to(nbgrad.bool)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is bool already.
+        """
 
     def broadcast_to(self, size: tuple[builtins.int, ...]) -> Tensor:
         """``input.expand(size)``: a view broadcast to ``size`` (-1 keeps a dimension).
@@ -697,7 +1612,15 @@ class Tensor:
         """
 
     def cauchy_(self, median: builtins.float = 0.0, sigma: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
-        """Fill in place with samples of the Cauchy distribution (``median``, scale ``sigma`` > 0).
+        """Fill in place with samples of the Cauchy distribution.
+
+        Parameters
+        ----------
+        median : float
+        sigma : float
+            The scale (> 0).
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -705,11 +1628,41 @@ class Tensor:
             This tensor (floating only), its version bumped.
         """
 
-    def ceil(self):
-        """Each element rounded up; its gradient is zero."""
+    def ceil(self) -> Tensor:
+        """Each element rounded up.
 
-    def ceil_(self):
-        """In place ``ceil``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+        """
+
+    def ceil_(self) -> Tensor:
+        """In place ``ceil``: changes this tensor and bumps its version (chapter 05).
+
+        ``ceil``, with this tensor as ``input``: each element rounded up.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        ceil : The out-of-place form, and its details.
+        """
 
     def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """``input`` cut along ``dim`` into at most ``chunks`` views of equal size (the last may
@@ -728,15 +1681,60 @@ class Tensor:
             Views, as ``split``'s.
         """
 
-    def clamp(self, min=None, max=None):
-        """Each element limited to ``[min, max]``: both bounds numbers (or 0-d tensors, read as
-        numbers), or both tensors, broadcast; either may be ``None``.
+    def clamp(self, min: TensorOrNumber | None = None, max: TensorOrNumber | None = None) -> Tensor:
+        """Each element limited to ``[min, max]``.
 
         When ``min > max``, every element is ``max``; a NaN anywhere gives NaN, as in PyTorch.
+
+        Parameters
+        ----------
+        input : Tensor
+        min, max : Tensor or number, optional
+            The bounds: both numbers (or 0-d tensors that do not require grad, read as
+            numbers), or both tensors, broadcast; either may be ``None``, not both. A float
+            bound makes an integer input float.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            If both bounds are ``None``.
+        TypeError
+            For a number mixed with a tensor that is not read as a number.
         """
 
-    def clamp_(self, min=None, max=None):
-        """In place ``clamp``: changes this tensor and bumps its version (chapter 05)."""
+    def clamp_(self, min: TensorOrNumber | None = None, max: TensorOrNumber | None = None) -> Tensor:
+        """In place ``clamp``: changes this tensor and bumps its version (chapter 05).
+
+        ``clamp``, with this tensor as ``input``: each element limited to ``[min, max]``.
+
+        Parameters
+        ----------
+        min, max : Tensor or number, optional
+            The bounds: both numbers (or 0-d tensors that do not require grad, read as
+            numbers), or both tensors, broadcast; either may be ``None``, not both. A float
+            bound makes an integer input float.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        clamp : The out-of-place form, and its details.
+        """
 
     def clamp_max(self, max: Tensor | builtins.float) -> Tensor:
         """Each element at most ``max``: ``clamp(input, max=max)``, with PyTorch's own nodes.
@@ -753,7 +1751,33 @@ class Tensor:
         """
 
     def clamp_max_(self, max: Tensor | builtins.float) -> Tensor:
-        """In place ``clamp_max``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``clamp_max``: changes this tensor and bumps its version (chapter 05).
+
+        ``clamp_max``, with this tensor as ``input``: each element at most ``max``:
+        ``clamp(input, max=max)``, with PyTorch's own nodes.
+
+        Parameters
+        ----------
+        max : Tensor or number
+            A tensor bound broadcasts with ``input`` and gets its share of the gradient.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        clamp_max : The out-of-place form, and its details.
+        """
 
     def clamp_min(self, min: Tensor | builtins.float) -> Tensor:
         """Each element at least ``min``: ``clamp(input, min=min)``, with PyTorch's own nodes.
@@ -770,13 +1794,57 @@ class Tensor:
         """
 
     def clamp_min_(self, min: Tensor | builtins.float) -> Tensor:
-        """In place ``clamp_min``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``clamp_min``: changes this tensor and bumps its version (chapter 05).
 
-    def clip(self, min=None, max=None):
-        """Each element limited to ``[min, max]``: both bounds numbers (or 0-d tensors, read as
-        numbers), or both tensors, broadcast; either may be ``None``.
+        ``clamp_min``, with this tensor as ``input``: each element at least ``min``:
+        ``clamp(input, min=min)``, with PyTorch's own nodes.
+
+        Parameters
+        ----------
+        min : Tensor or number
+            A tensor bound broadcasts with ``input`` and gets its share of the gradient.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        clamp_min : The out-of-place form, and its details.
+        """
+
+    def clip(self, min: TensorOrNumber | None = None, max: TensorOrNumber | None = None) -> Tensor:
+        """Each element limited to ``[min, max]``.
 
         When ``min > max``, every element is ``max``; a NaN anywhere gives NaN, as in PyTorch.
+
+        Parameters
+        ----------
+        input : Tensor
+        min, max : Tensor or number, optional
+            The bounds: both numbers (or 0-d tensors that do not require grad, read as
+            numbers), or both tensors, broadcast; either may be ``None``, not both. A float
+            bound makes an integer input float.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            If both bounds are ``None``.
+        TypeError
+            For a number mixed with a tensor that is not read as a number.
         """
 
     def clone(self, *, memory_format=None):
@@ -785,14 +1853,64 @@ class Tensor:
     def contiguous(self, memory_format=None):
         """The tensor itself when contiguous, else a contiguous copy."""
 
-    def copy_(self, src):
-        """In place ``copy``: changes this tensor and bumps its version (chapter 05)."""
+    def copy_(self, src: TensorOrNumber) -> Tensor:
+        """Changes this tensor in place and bumps its version (chapter 05).
 
-    def cos(self):
-        """The cosine of each element (in radians)."""
+        ``src`` broadcast to this tensor's shape, cast to its dtype and moved to its device.
 
-    def cos_(self):
-        """In place ``cos``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        src : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+        """
+
+    def cos(self) -> Tensor:
+        """The cosine of each element (in radians).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Floating point: an integer input gives the default float dtype.
+        """
+
+    def cos_(self) -> Tensor:
+        """In place ``cos``: changes this tensor and bumps its version (chapter 05).
+
+        ``cos``, with this tensor as ``input``: the cosine of each element (in radians).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        cos : The out-of-place form, and its details.
+        """
 
     def cosh(self) -> Tensor:
         """The hyperbolic cosine of each element.
@@ -807,7 +1925,27 @@ class Tensor:
         """
 
     def cosh_(self) -> Tensor:
-        """In place ``cosh``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``cosh``: changes this tensor and bumps its version (chapter 05).
+
+        ``cosh``, with this tensor as ``input``: the hyperbolic cosine of each element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        cosh : The out-of-place form, and its details.
+        """
 
     def count_nonzero(self, dim=None, *, axis=None) -> Tensor:
         """How many elements are nonzero, over all elements or along ``dim``.
@@ -824,11 +1962,26 @@ class Tensor:
             int64, with no ``grad_fn``.
         """
 
-    def cpu(self):
-        """This tensor on the CPU (itself when it is there already)."""
+    def cpu(self) -> Tensor:
+        """This tensor on the CPU (itself when it is there already).
 
-    def cuda(self, device=None):
-        """This tensor on a GPU (CuPy)."""
+        Returns
+        -------
+        Tensor
+        """
+
+    def cuda(self, device: DeviceLike | None = None) -> Tensor:
+        """This tensor on a GPU (CuPy): ``to('cuda')``.
+
+        Parameters
+        ----------
+        device : nbgrad.device, str or int, optional
+            The CUDA device (an index, ``'cuda:1'``...); ``'cuda'`` when omitted.
+
+        Returns
+        -------
+        Tensor
+        """
 
     def cummax(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None):
         """The running maximum along ``dim`` and the index where each was found.
@@ -878,7 +2031,35 @@ class Tensor:
         """
 
     def cumprod_(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
-        """In place ``cumprod``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``cumprod``: changes this tensor and bumps its version (chapter 05).
+
+        ``cumprod``, with this tensor as ``input``: the running product along ``dim``: element
+        ``k`` is the product of elements ``0..k``.
+
+        Parameters
+        ----------
+        dim : int
+            The dimension to scan (required; ``axis=`` is its NumPy spelling).
+        dtype : nbgrad.dtype, optional
+            The dtype to compute in; by default the input's, and int64 for integers and bools.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        cumprod : The out-of-place form, and its details.
+        """
 
     def cumsum(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
         """The running sum along ``dim``: element ``k`` is the sum of elements ``0..k``.
@@ -898,26 +2079,93 @@ class Tensor:
         """
 
     def cumsum_(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
-        """In place ``cumsum``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``cumsum``: changes this tensor and bumps its version (chapter 05).
+
+        ``cumsum``, with this tensor as ``input``: the running sum along ``dim``: element ``k``
+        is the sum of elements ``0..k``.
+
+        Parameters
+        ----------
+        dim : int
+            The dimension to scan (required; ``axis=`` is accepted as its NumPy spelling).
+        dtype : nbgrad.dtype, optional
+            The dtype to compute in; by default the input's, and int64 for integers and bools.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        cumsum : The out-of-place form, and its details.
+        """
 
     @property
-    def data(self):
-        """The same storage, outside the graph, with a version counter of its own (chapter 07)."""
+    def data(self) -> Tensor:
+        """The same storage, outside the graph, with a version counter of its own (chapter 07).
+
+        Unlike ``detach()``, changes made through it in place are invisible to autograd's
+        version check: a saved tensor changed that way gives silently wrong gradients.
+        Assigning a tensor to ``.data`` makes this tensor use that tensor's values.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        TypeError
+            On assigning something that is not a tensor.
+        RuntimeError
+            On assigning a tensor that is not floating point to one that requires grad, and
+            on ``del t.data``.
+        """
 
     @data.setter
     def data(self, value): ...
 
-    def detach(self):
-        """The same storage and version counter, outside the graph (chapter 07)."""
+    def detach(self) -> Tensor:
+        """The same storage and version counter, outside the graph (chapter 07).
 
-    def detach_(self):
-        """Take this tensor out of the graph, in place: it becomes a leaf that needs no
-        gradient.
+        The result is a leaf that does not require grad; an in-place change through it
+        bumps the shared version, so backward still notices it.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def detach_(self) -> Tensor:
+        """Take this tensor out of the graph, in place: it becomes a leaf that needs no gradient.
+
+        Returns
+        -------
+        Tensor
+            This tensor.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor is a view (use ``detach()``).
         """
 
     @property
-    def device(self):
-        """Where the values live: ``device(type='cpu')`` or a CUDA device."""
+    def device(self) -> nbgrad.backend.device:
+        """Where the values live: ``device(type='cpu')`` or a CUDA device.
+
+        Returns
+        -------
+        nbgrad.device
+        """
 
     def diag(self, diagonal: builtins.int = 0) -> Tensor:
         """A 1-d tensor on the diagonal ``diagonal`` of a square matrix, or the diagonal of a
@@ -970,8 +2218,13 @@ class Tensor:
             A view, writable, as PyTorch's (NumPy's is read-only).
         """
 
-    def dim(self):
-        """The number of dimensions (0 for a scalar tensor)."""
+    def dim(self) -> builtins.int:
+        """The number of dimensions (0 for a scalar tensor); ``ndim`` is the same.
+
+        Returns
+        -------
+        int
+        """
 
     def dist(self, other: Tensor, p: builtins.float = 2) -> Tensor:
         """The ``p``-norm of ``input - other`` (broadcast), over all elements.
@@ -989,24 +2242,88 @@ class Tensor:
             0-d.
         """
 
-    def div(self, other, *, rounding_mode=None):
-        """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
-        ``"floor"`` rounds the quotient (and its gradient is zero).
+    def div(self, other: TensorOrNumber, *, rounding_mode: str | None = None) -> Tensor:
+        """``input / other``, broadcast; integers divide into floats.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        rounding_mode : {None, "trunc", "floor"}
+            ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+            integers (dividing one by zero raises) and the gradient is zero.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            For another ``rounding_mode``; with one, for an integer division by zero.
         """
 
-    def div_(self, other, *, rounding_mode=None):
-        """In place ``div``: changes this tensor and bumps its version (chapter 05)."""
+    def div_(self, other: TensorOrNumber, *, rounding_mode: str | None = None) -> Tensor:
+        """In place ``div``: changes this tensor and bumps its version (chapter 05).
 
-    def divide(self, other, *, rounding_mode=None):
-        """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
-        ``"floor"`` rounds the quotient (and its gradient is zero).
+        ``div``, with this tensor as ``input``: ``input / other``, broadcast; integers divide
+        into floats.
+
+        Parameters
+        ----------
+        other : Tensor or number
+        rounding_mode : {None, "trunc", "floor"}
+            ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+            integers (dividing one by zero raises) and the gradient is zero.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        div : The out-of-place form, and its details.
+        """
+
+    def divide(self, other: TensorOrNumber, *, rounding_mode: str | None = None) -> Tensor:
+        """``input / other``, broadcast; integers divide into floats.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        rounding_mode : {None, "trunc", "floor"}
+            ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+            integers (dividing one by zero raises) and the gradient is zero.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            For another ``rounding_mode``; with one, for an integer division by zero.
         """
 
     def dot(self, other):
         """The dot product of two 1-D tensors."""
 
-    def double(self):
-        """``to(nbgrad.float64)``."""
+    def double(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float64``: ``to(nbgrad.float64)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is float64 already.
+        """
 
     def dsplit(self, indices_or_sections: builtins.int | list[builtins.int]) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions.
@@ -1023,17 +2340,49 @@ class Tensor:
         """
 
     @property
-    def dtype(self):
-        """The element type, such as ``nbgrad.float32``."""
+    def dtype(self) -> nbgrad.dtypes.dtype:
+        """The element type, such as ``nbgrad.float32``.
 
-    def element_size(self):
-        """The size of one element in bytes."""
+        Returns
+        -------
+        nbgrad.dtype
+        """
 
-    def eq(self, other):
-        """Elementwise ``eq``: a bool tensor, never part of the graph."""
+    def element_size(self) -> builtins.int:
+        """The size of one element in bytes (4 for float32).
 
-    def equal(self, other):
-        """True when both tensors have the same shape and the same values."""
+        Returns
+        -------
+        int
+        """
+
+    def eq(self, other: TensorOrNumber) -> Tensor:
+        """``input == other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def equal(self, other: Tensor) -> builtins.bool:
+        """Whether both tensors have the same shape and the same values.
+
+        Parameters
+        ----------
+        input, other : Tensor
+
+        Returns
+        -------
+        bool
+            A Python bool (``False`` where either holds a NaN).
+        """
 
     def erf(self) -> Tensor:
         """The error function ``2/sqrt(pi) * integral of exp(-t^2) from 0 to x``, element by element.
@@ -1049,7 +2398,28 @@ class Tensor:
         """
 
     def erf_(self) -> Tensor:
-        """In place ``erf``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``erf``: changes this tensor and bumps its version (chapter 05).
+
+        ``erf``, with this tensor as ``input``: the error function ``2/sqrt(pi) * integral of
+        exp(-t^2) from 0 to x``, element by element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        erf : The out-of-place form, and its details.
+        """
 
     def erfc(self) -> Tensor:
         """The complementary error function ``1 - erf(x)``, accurate where ``erf`` is near 1.
@@ -1064,7 +2434,28 @@ class Tensor:
         """
 
     def erfc_(self) -> Tensor:
-        """In place ``erfc``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``erfc``: changes this tensor and bumps its version (chapter 05).
+
+        ``erfc``, with this tensor as ``input``: the complementary error function ``1 -
+        erf(x)``, accurate where ``erf`` is near 1.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        erfc : The out-of-place form, and its details.
+        """
 
     def erfinv(self) -> Tensor:
         """The inverse of ``erf``: ``±inf`` at ±1 and ``nan`` outside ``[-1, 1]``, as in PyTorch.
@@ -1079,10 +2470,41 @@ class Tensor:
         """
 
     def erfinv_(self) -> Tensor:
-        """In place ``erfinv``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``erfinv``: changes this tensor and bumps its version (chapter 05).
 
-    def exp(self):
-        """``e`` to the power of each element."""
+        ``erfinv``, with this tensor as ``input``: the inverse of ``erf``: ``±inf`` at ±1 and
+        ``nan`` outside ``[-1, 1]``, as in PyTorch.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        erfinv : The out-of-place form, and its details.
+        """
+
+    def exp(self) -> Tensor:
+        """``e`` to the power of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Floating point: an integer input gives the default float dtype.
+        """
 
     def exp2(self) -> Tensor:
         """``2`` to the power of each element.
@@ -1097,10 +2519,50 @@ class Tensor:
         """
 
     def exp2_(self) -> Tensor:
-        """In place ``exp2``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``exp2``: changes this tensor and bumps its version (chapter 05).
 
-    def exp_(self):
-        """In place ``exp``: changes this tensor and bumps its version (chapter 05)."""
+        ``exp2``, with this tensor as ``input``: ``2`` to the power of each element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        exp2 : The out-of-place form, and its details.
+        """
+
+    def exp_(self) -> Tensor:
+        """In place ``exp``: changes this tensor and bumps its version (chapter 05).
+
+        ``exp``, with this tensor as ``input``: ``e`` to the power of each element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        exp : The out-of-place form, and its details.
+        """
 
     def expand(self, *sizes):
         """Dimensions of size 1 repeated to ``sizes`` without copying (-1 keeps one)."""
@@ -1121,10 +2583,38 @@ class Tensor:
         """
 
     def expm1_(self) -> Tensor:
-        """In place ``expm1``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``expm1``: changes this tensor and bumps its version (chapter 05).
+
+        ``expm1``, with this tensor as ``input``: ``exp(x) - 1`` of each element, accurate for
+        small ``x``.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        expm1 : The out-of-place form, and its details.
+        """
 
     def exponential_(self, lambd: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
-        """Fill in place with samples of the exponential distribution of rate ``lambd`` (> 0).
+        """Fill in place with samples of the exponential distribution of rate ``lambd``.
+
+        Parameters
+        ----------
+        lambd : float
+            The rate (> 0): the mean is ``1 / lambd``.
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -1132,8 +2622,29 @@ class Tensor:
             This tensor (floating only), its version bumped.
         """
 
-    def fill_(self, value):
-        """In place ``fill``: changes this tensor and bumps its version (chapter 05)."""
+    def fill_(self, value: TensorOrNumber) -> Tensor:
+        """Changes this tensor in place and bumps its version (chapter 05).
+
+        ``value`` everywhere, in this tensor's shape and dtype.
+
+        Parameters
+        ----------
+        value : Tensor or number
+            A number or a 0-d tensor.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+        """
 
     def flatten(self, start_dim=0, end_dim=-1):
         """Dimensions ``start_dim`` to ``end_dim`` merged into one."""
@@ -1177,32 +2688,137 @@ class Tensor:
         Tensor
         """
 
-    def float(self):
-        """``to(nbgrad.float32)``."""
+    def float(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float32``: ``to(nbgrad.float32)``.
 
-    def floor(self):
-        """Each element rounded down; its gradient is zero."""
+        Returns
+        -------
+        Tensor
+            Itself when it is float32 already.
+        """
 
-    def floor_(self):
-        """In place ``floor``: changes this tensor and bumps its version (chapter 05)."""
+    def floor(self) -> Tensor:
+        """Each element rounded down.
 
-    def floor_divide(self, other):
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+        """
+
+    def floor_(self) -> Tensor:
+        """In place ``floor``: changes this tensor and bumps its version (chapter 05).
+
+        ``floor``, with this tensor as ``input``: each element rounded down.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        floor : The out-of-place form, and its details.
+        """
+
+    def floor_divide(self, other: TensorOrNumber) -> Tensor:
         """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``).
 
         PyTorch gives it no derivative: the result requires grad, but backward through it
         raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            Integers stay integers (dividing one by zero raises a RuntimeError).
         """
 
-    def floor_divide_(self, other):
-        """In place ``floor_divide``: changes this tensor and bumps its version (chapter 05)."""
+    def floor_divide_(self, other: TensorOrNumber) -> Tensor:
+        """In place ``floor_divide``: changes this tensor and bumps its version (chapter 05).
 
-    def fmod(self, other):
+        ``floor_divide``, with this tensor as ``input``: ``input // other``: the quotient
+        rounded down (``div(..., rounding_mode="floor")``).
+
+        Parameters
+        ----------
+        other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        floor_divide : The out-of-place form, and its details.
+        """
+
+    def fmod(self, other: TensorOrNumber) -> Tensor:
         """The remainder of the division rounded towards zero (C's ``fmod``): it has the sign
-        of ``input``. ``input`` is a tensor (PyTorch takes no number there).
+        of ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            A tensor (PyTorch takes no number there).
+        other : Tensor or number
+
+        Returns
+        -------
+        Tensor
         """
 
-    def fmod_(self, other):
-        """In place ``fmod``: changes this tensor and bumps its version (chapter 05)."""
+    def fmod_(self, other: TensorOrNumber) -> Tensor:
+        """In place ``fmod``: changes this tensor and bumps its version (chapter 05).
+
+        ``fmod``, with this tensor as ``input``: the remainder of the division rounded towards
+        zero (C's ``fmod``): it has the sign of ``input``.
+
+        Parameters
+        ----------
+        other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        fmod : The out-of-place form, and its details.
+        """
 
     def frac(self) -> Tensor:
         """The fractional part of each element, with its sign: ``x - trunc(x)``.
@@ -1218,7 +2834,28 @@ class Tensor:
         """
 
     def frac_(self) -> Tensor:
-        """In place ``frac``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``frac``: changes this tensor and bumps its version (chapter 05).
+
+        ``frac``, with this tensor as ``input``: the fractional part of each element, with its
+        sign: ``x - trunc(x)``.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        frac : The out-of-place form, and its details.
+        """
 
     def gather(self, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False) -> Tensor:
         """Values along ``dim`` at ``index``: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0``.
@@ -1240,12 +2877,31 @@ class Tensor:
             Shaped like ``index``.
         """
 
-    def ge(self, other):
-        """Elementwise ``ge``: a bool tensor, never part of the graph."""
+    def ge(self, other: TensorOrNumber) -> Tensor:
+        """``input >= other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
 
     def geometric_(self, p: builtins.float, *, generator: Generator | None = None) -> Tensor:
         """Fill in place with the number of Bernoulli(``p``) trials up to the first success
-        (1, 2, ...), ``p`` in (0, 1).
+        (1, 2, ...).
+
+        Parameters
+        ----------
+        p : float
+            The probability of success of each trial, in (0, 1).
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -1268,29 +2924,105 @@ class Tensor:
         """
 
     @property
-    def grad(self):
-        """The gradient accumulated by backward; ``None`` before it, and for non-leaves that do
-        not retain it (chapter 03).
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated by backward (chapter 03).
+
+        ``None`` before the first backward, and for non-leaves that do not retain it
+        (reading it there warns, as in PyTorch). It may be assigned a tensor of the same
+        shape, dtype and device, or None; ``del t.grad`` clears it.
+
+        Returns
+        -------
+        Tensor or None
+
+        Raises
+        ------
+        TypeError
+            On assigning something that is neither a tensor nor None.
+        RuntimeError
+            On assigning the tensor itself, or one of another shape, dtype or device.
+
+        Warns
+        -----
+        UserWarning
+            Reading it on a non-leaf that does not retain its gradient, while it has none.
         """
 
     @grad.setter
     def grad(self, value): ...
 
     @property
-    def grad_fn(self):
-        """The node that produced this tensor, or ``None`` for a leaf (chapter 00)."""
+    def grad_fn(self) -> Node | None:
+        """The node that produced this tensor, or ``None`` for a leaf (chapter 00).
 
-    def greater(self, other):
-        """Elementwise ``gt``: a bool tensor, never part of the graph."""
+        A view whose base (or another view of it) was changed in place since it got its
+        node gets a new one on reading, as in PyTorch: ``AsStridedBackward0`` in general,
+        leading to the base's current ``grad_fn``.
 
-    def greater_equal(self, other):
-        """Elementwise ``ge``: a bool tensor, never part of the graph."""
+        Returns
+        -------
+        Node or None
 
-    def gt(self, other):
-        """Elementwise ``gt``: a bool tensor, never part of the graph."""
+        Raises
+        ------
+        RuntimeError
+            That view was made in a way that forbids it (under ``no_grad``, by an operation
+            with several view outputs, or in a custom ``Function``).
+        """
 
-    def half(self):
-        """``to(nbgrad.float16)``."""
+    def greater(self, other: TensorOrNumber) -> Tensor:
+        """``input > other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def greater_equal(self, other: TensorOrNumber) -> Tensor:
+        """``input >= other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def gt(self, other: TensorOrNumber) -> Tensor:
+        """``input > other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def half(self) -> Tensor:
+        """This tensor converted to ``nbgrad.float16``: ``to(nbgrad.float16)``.
+
+        Returns
+        -------
+        Tensor
+            Itself when it is float16 already.
+        """
 
     def hardshrink(self, lambd: builtins.float = 0.5) -> Tensor:
         """``x`` where ``|x| > lambd``, else 0.
@@ -1334,7 +3066,33 @@ class Tensor:
         """
 
     def hypot_(self, other: Tensor) -> Tensor:
-        """In place ``hypot``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``hypot``: changes this tensor and bumps its version (chapter 05).
+
+        ``hypot``, with this tensor as ``input``: ``sqrt(input**2 + other**2)`` element by
+        element, without overflow on the way.
+
+        Parameters
+        ----------
+        other : Tensor
+            Floating point (PyTorch has no integer kernel), broadcast together.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        hypot : The out-of-place form, and its details.
+        """
 
     def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1) -> Tensor:
         """A copy of ``input`` with ``alpha * source[i]`` added at ``index[i]`` along ``dim``
@@ -1358,7 +3116,38 @@ class Tensor:
         """
 
     def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1) -> Tensor:
-        """In place ``index_add``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``index_add``: changes this tensor and bumps its version (chapter 05).
+
+        ``index_add``, with this tensor as ``input``: a copy of ``input`` with ``alpha *
+        source[i]`` added at ``index[i]`` along ``dim`` (repeated indices add up).
+
+        Parameters
+        ----------
+        dim : int
+        index : Tensor
+            A 1-d int64 or int32 tensor, as long as ``source`` along ``dim``.
+        source : Tensor
+            Of ``input``'s dtype and shape apart from ``dim``.
+        alpha : number
+            The factor ``source`` is scaled by.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        index_add : The out-of-place form, and its details.
+        """
 
     def index_copy(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
         """A copy of ``input`` with ``source[i]`` written at ``index[i]`` along ``dim``.
@@ -1379,7 +3168,36 @@ class Tensor:
         """
 
     def index_copy_(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
-        """In place ``index_copy``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``index_copy``: changes this tensor and bumps its version (chapter 05).
+
+        ``index_copy``, with this tensor as ``input``: a copy of ``input`` with ``source[i]``
+        written at ``index[i]`` along ``dim``.
+
+        Parameters
+        ----------
+        dim : int
+        index : Tensor
+            A 1-d int64 tensor, as long as ``source`` along ``dim``.
+        source : Tensor
+            Of ``input``'s dtype and shape apart from ``dim``.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        index_copy : The out-of-place form, and its details.
+        """
 
     def index_fill(self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor) -> Tensor:
         """A copy of ``input`` with ``value`` at the entries ``index`` names along ``dim``.
@@ -1400,7 +3218,36 @@ class Tensor:
         """
 
     def index_fill_(self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor) -> Tensor:
-        """In place ``index_fill``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``index_fill``: changes this tensor and bumps its version (chapter 05).
+
+        ``index_fill``, with this tensor as ``input``: a copy of ``input`` with ``value`` at the
+        entries ``index`` names along ``dim``.
+
+        Parameters
+        ----------
+        dim : int
+        index : Tensor
+            A 1-d (or 0-d) int64 tensor.
+        value : number or 0-d Tensor
+            Cast to ``input``'s dtype (a tensor value gets the gradient of what it filled).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        index_fill : The out-of-place form, and its details.
+        """
 
     def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
         """The entries of ``input`` at ``index`` along ``dim``, in that order (a copy).
@@ -1418,43 +3265,125 @@ class Tensor:
             ``input``'s shape with ``len(index)`` along ``dim``.
         """
 
-    def int(self):
-        """``to(nbgrad.int32)``."""
+    def int(self) -> Tensor:
+        """This tensor converted to ``nbgrad.int32``: ``to(nbgrad.int32)``.
 
-    def is_contiguous(self):
-        """Whether the elements are laid out in memory row by row, without gaps."""
+        Returns
+        -------
+        Tensor
+            Itself when it is int32 already.
+        """
 
-    @property
-    def is_cuda(self):
-        """Whether the values live on a GPU."""
+    def is_contiguous(self) -> builtins.bool:
+        """Whether the elements are laid out in memory row by row, without gaps.
 
-    def is_floating_point(self):
-        """Whether the dtype is a floating-point type (only those can require grad)."""
-
-    def is_inference(self):
-        """Whether this is an inference tensor: made inside ``inference_mode`` (and not a
-        view of a normal tensor), so it has no version counter and never joins a graph.
+        Returns
+        -------
+        bool
         """
 
     @property
-    def is_leaf(self):
-        """Whether this tensor was not computed by a recorded operation (chapter 02)."""
+    def is_cuda(self) -> builtins.bool:
+        """Whether the values live on a GPU (a CuPy array).
 
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        """Where ``|input - other| <= atol + rtol * |other|`` holds, as a bool tensor."""
+        Returns
+        -------
+        bool
+        """
 
-    def isfinite(self):
-        """Where the elements are neither infinite nor NaN, as a bool tensor."""
+    def is_floating_point(self) -> builtins.bool:
+        """Whether the dtype is a floating-point type (only those can require grad).
 
-    def isinf(self):
-        """Where the elements are +inf or -inf, as a bool tensor."""
+        Returns
+        -------
+        bool
+        """
 
-    def isnan(self):
-        """Where the elements are NaN, as a bool tensor."""
+    def is_inference(self) -> builtins.bool:
+        """Whether this is an inference tensor.
 
-    def item(self):
-        """The value of a one-element tensor as a Python number (``float``, ``int`` or
-        ``bool``), outside the graph.
+        It was made inside ``inference_mode`` (and is not a view of a normal tensor), so it
+        has no version counter and never joins a graph.
+
+        Returns
+        -------
+        bool
+        """
+
+    @property
+    def is_leaf(self) -> builtins.bool:
+        """Whether this tensor was not computed by a recorded operation (chapter 02).
+
+        Returns
+        -------
+        bool
+            True exactly when ``grad_fn`` is None: tensors made by the user, and results
+            of operations on tensors that need no gradient.
+        """
+
+    def isclose(self, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> Tensor:
+        """Where ``|input - other| <= atol + rtol * |other|`` holds, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor
+        rtol, atol : float
+            The relative and the absolute tolerance.
+        equal_nan : bool
+            Count two NaNs in the same place as close.
+
+        Returns
+        -------
+        Tensor
+            bool, with no ``grad_fn``.
+        """
+
+    def isfinite(self) -> Tensor:
+        """Where the elements are neither infinite nor NaN, as a bool tensor.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            bool, with no ``grad_fn``.
+        """
+
+    def isinf(self) -> Tensor:
+        """Where the elements are +inf or -inf, as a bool tensor.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            bool, with no ``grad_fn``.
+        """
+
+    def isnan(self) -> Tensor:
+        """Where the elements are NaN, as a bool tensor.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            bool, with no ``grad_fn``.
+        """
+
+    def item(self) -> Number:
+        """The value of a one-element tensor as a Python number, outside the graph.
+
+        Returns
+        -------
+        float, int or bool
+            As the dtype is floating point, integer or bool.
 
         Raises
         ------
@@ -1496,8 +3425,20 @@ class Tensor:
             PyTorch; nbgrad returns the one a stable sort puts ``k``-th.
         """
 
-    def le(self, other):
-        """Elementwise ``le``: a bool tensor, never part of the graph."""
+    def le(self, other: TensorOrNumber) -> Tensor:
+        """``input <= other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
 
     def lerp(self, end: Tensor, weight: Tensor | builtins.float) -> Tensor:
         """``input + weight * (end - input)``: the linear interpolation from ``input`` to ``end``.
@@ -1515,16 +3456,78 @@ class Tensor:
         """
 
     def lerp_(self, end: Tensor, weight: Tensor | builtins.float) -> Tensor:
-        """In place ``lerp``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``lerp``: changes this tensor and bumps its version (chapter 05).
 
-    def less(self, other):
-        """Elementwise ``lt``: a bool tensor, never part of the graph."""
+        ``lerp``, with this tensor as ``input``: ``input + weight * (end - input)``: the linear
+        interpolation from ``input`` to ``end``.
 
-    def less_equal(self, other):
-        """Elementwise ``le``: a bool tensor, never part of the graph."""
+        Parameters
+        ----------
+        end : Tensor
+            Floating point tensors of one dtype (PyTorch does not promote them), broadcast.
+        weight : Tensor or float
+            A number, or a tensor of the same dtype, broadcast too.
 
-    def log(self):
-        """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0)."""
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        lerp : The out-of-place form, and its details.
+        """
+
+    def less(self, other: TensorOrNumber) -> Tensor:
+        """``input < other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def less_equal(self, other: TensorOrNumber) -> Tensor:
+        """``input <= other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def log(self) -> Tensor:
+        """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Floating point: an integer input gives the default float dtype.
+        """
 
     def log10(self) -> Tensor:
         """The base-10 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
@@ -1539,7 +3542,28 @@ class Tensor:
         """
 
     def log10_(self) -> Tensor:
-        """In place ``log10``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``log10``: changes this tensor and bumps its version (chapter 05).
+
+        ``log10``, with this tensor as ``input``: the base-10 logarithm of each element (``nan``
+        below 0, ``-inf`` at 0).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        log10 : The out-of-place form, and its details.
+        """
 
     def log1p(self) -> Tensor:
         """``log(1 + x)`` of each element, accurate for small ``x``.
@@ -1555,7 +3579,28 @@ class Tensor:
         """
 
     def log1p_(self) -> Tensor:
-        """In place ``log1p``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``log1p``: changes this tensor and bumps its version (chapter 05).
+
+        ``log1p``, with this tensor as ``input``: ``log(1 + x)`` of each element, accurate for
+        small ``x``.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        log1p : The out-of-place form, and its details.
+        """
 
     def log2(self) -> Tensor:
         """The base-2 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
@@ -1570,13 +3615,62 @@ class Tensor:
         """
 
     def log2_(self) -> Tensor:
-        """In place ``log2``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``log2``: changes this tensor and bumps its version (chapter 05).
 
-    def log_(self):
-        """In place ``log``: changes this tensor and bumps its version (chapter 05)."""
+        ``log2``, with this tensor as ``input``: the base-2 logarithm of each element (``nan``
+        below 0, ``-inf`` at 0).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        log2 : The out-of-place form, and its details.
+        """
+
+    def log_(self) -> Tensor:
+        """In place ``log``: changes this tensor and bumps its version (chapter 05).
+
+        ``log``, with this tensor as ``input``: the natural logarithm of each element (``nan``
+        below 0, ``-inf`` at 0).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        log : The out-of-place form, and its details.
+        """
 
     def log_normal_(self, mean: builtins.float = 1.0, std: builtins.float = 2.0, *, generator: Generator | None = None) -> Tensor:
-        """Fill in place with ``exp`` of samples of ``N(mean, std**2)`` (``std`` > 0).
+        """Fill in place with ``exp`` of samples of ``N(mean, std**2)``.
+
+        Parameters
+        ----------
+        mean, std : float
+            Of the underlying normal distribution (``std`` > 0), not of the result.
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -1584,9 +3678,24 @@ class Tensor:
             This tensor (floating only), its version bumped.
         """
 
-    def log_softmax(self, dim=None, dtype=None, *, axis=None):
-        """``log(softmax(x))`` along ``dim``, computed without forming the softmax (``axis=``:
-        NumPy's spelling of ``dim=``).
+    def log_softmax(self, dim: builtins.int | None = None, dtype: nbgrad.dtypes.dtype | None = None, *, axis: builtins.int | None = None) -> Tensor:
+        """``log(softmax(x))`` along ``dim``, computed without forming the softmax.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating point, unless ``dtype`` is given (PyTorch has no integer kernel).
+        dim : int, optional
+            The dimension normalised. Without it, PyTorch's deprecated implicit choice (dim 0
+            for 0-, 1- and 3-d inputs, else 1), with its warning.
+        dtype : nbgrad.dtype, optional
+            Convert ``input`` to it first.
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
         """
 
     def logaddexp(self, other: Tensor) -> Tensor:
@@ -1617,27 +3726,101 @@ class Tensor:
         Tensor
         """
 
-    def logical_not(self):
-        """``not`` of each element, as a bool tensor."""
+    def logical_not(self) -> Tensor:
+        """``not`` of each element, as a bool tensor.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            bool, with no ``grad_fn``.
+        """
 
     def logsumexp(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements;
         ``axis=``, ``keepdims=``: NumPy's spellings).
         """
 
-    def long(self):
-        """``to(nbgrad.int64)``."""
+    def long(self) -> Tensor:
+        """This tensor converted to ``nbgrad.int64``: ``to(nbgrad.int64)``.
 
-    def lt(self, other):
-        """Elementwise ``lt``: a bool tensor, never part of the graph."""
-
-    def masked_fill(self, mask, value):
-        """``value`` (a number, or a 0-d tensor whose gradient is then the sum of the result's
-        where ``mask`` is True) where ``mask`` is True, ``input`` elsewhere.
+        Returns
+        -------
+        Tensor
+            Itself when it is int64 already.
         """
 
-    def masked_fill_(self, mask, value):
-        """In place ``masked_fill``: changes this tensor and bumps its version (chapter 05)."""
+    def lt(self, other: TensorOrNumber) -> Tensor:
+        """``input < other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
+
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def masked_fill(self, mask: Tensor, value: TensorOrNumber) -> Tensor:
+        """``value`` where ``mask`` is True, ``input`` elsewhere.
+
+        Parameters
+        ----------
+        input : Tensor
+        mask : Tensor
+            bool, broadcast with ``input``.
+        value : Tensor or number
+            A number, or a 0-d tensor whose gradient is then the sum of the result's where
+            ``mask`` is True; cast to ``input``'s dtype.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            If ``mask`` is not bool, or ``value`` is a tensor with dimensions.
+        """
+
+    def masked_fill_(self, mask: Tensor, value: TensorOrNumber) -> Tensor:
+        """In place ``masked_fill``: changes this tensor and bumps its version (chapter 05).
+
+        ``masked_fill``, with this tensor as ``input``: ``value`` where ``mask`` is True,
+        ``input`` elsewhere.
+
+        Parameters
+        ----------
+        mask : Tensor
+            bool, broadcast with ``input``.
+        value : Tensor or number
+            A number, or a 0-d tensor whose gradient is then the sum of the result's where
+            ``mask`` is True; cast to ``input``'s dtype.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        masked_fill : The out-of-place form, and its details.
+        """
 
     def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:
         """A copy of ``input`` with the elements of ``source``, in order, where ``mask`` is
@@ -1657,7 +3840,35 @@ class Tensor:
         """
 
     def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor:
-        """In place ``masked_scatter``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``masked_scatter``: changes this tensor and bumps its version (chapter 05).
+
+        ``masked_scatter``, with this tensor as ``input``: a copy of ``input`` with the elements
+        of ``source``, in order, where ``mask`` is True (the two broadcast together).
+
+        Parameters
+        ----------
+        mask : Tensor
+            A bool tensor.
+        source : Tensor
+            Of ``input``'s dtype, with at least as many elements as ``mask`` has True values.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        masked_scatter : The out-of-place form, and its details.
+        """
 
     def masked_select(self, mask: Tensor) -> Tensor:
         """The elements of ``input`` where the boolean ``mask`` is True, as a 1-d tensor (the two
@@ -1685,8 +3896,20 @@ class Tensor:
         (``axis=``, ``keepdims=``: NumPy's spellings).
         """
 
-    def maximum(self, other):
-        """The larger of the two, element by element (a tie splits the gradient in half)."""
+    def maximum(self, other: Tensor) -> Tensor:
+        """The larger of the two, element by element, broadcast.
+
+        A tie splits the gradient in half between them; a NaN in either gives NaN.
+
+        Parameters
+        ----------
+        input, other : Tensor
+            Tensors both (PyTorch takes no number here).
+
+        Returns
+        -------
+        Tensor
+        """
 
     def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         """The mean of all elements, or along ``dim``.
@@ -1734,8 +3957,20 @@ class Tensor:
         (``axis=``, ``keepdims=``: NumPy's spellings).
         """
 
-    def minimum(self, other):
-        """The smaller of the two, element by element (a tie splits the gradient in half)."""
+    def minimum(self, other: Tensor) -> Tensor:
+        """The smaller of the two, element by element, broadcast.
+
+        A tie splits the gradient in half between them; a NaN in either gives NaN.
+
+        Parameters
+        ----------
+        input, other : Tensor
+            Tensors both (PyTorch takes no number here).
+
+        Returns
+        -------
+        Tensor
+        """
 
     def mm(self, mat2):
         """The matrix product of two 2-D tensors."""
@@ -1783,11 +4018,45 @@ class Tensor:
             Its ``grad_fn`` is ``SortBackward0``, as in PyTorch.
         """
 
-    def mul(self, other):
-        """``input * other``, element by element, broadcast."""
+    def mul(self, other: TensorOrNumber) -> Tensor:
+        """``input * other``, element by element, broadcast.
 
-    def mul_(self, other):
-        """In place ``mul``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def mul_(self, other: TensorOrNumber) -> Tensor:
+        """In place ``mul``: changes this tensor and bumps its version (chapter 05).
+
+        ``mul``, with this tensor as ``input``: ``input * other``, element by element,
+        broadcast.
+
+        Parameters
+        ----------
+        other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        mul : The out-of-place form, and its details.
+        """
 
     def multinomial(self, num_samples: builtins.int, replacement: builtins.bool = False, *, generator: Generator | None = None) -> Tensor:
         """Indices drawn from the categorical distributions given by the rows of ``input``.
@@ -1811,8 +4080,17 @@ class Tensor:
             int64 indices of shape ``(num_samples,)`` or ``(rows, num_samples)``; no gradient.
         """
 
-    def multiply(self, other):
-        """``input * other``, element by element, broadcast."""
+    def multiply(self, other: TensorOrNumber) -> Tensor:
+        """``input * other``, element by element, broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def mv(self, vec):
         """The product of a matrix and a vector."""
@@ -1835,7 +4113,35 @@ class Tensor:
         """
 
     def nan_to_num_(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
-        """In place ``nan_to_num``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``nan_to_num``: changes this tensor and bumps its version (chapter 05).
+
+        ``nan_to_num``, with this tensor as ``input``: NaN, +inf and -inf replaced by ``nan``,
+        ``posinf`` and ``neginf``.
+
+        Parameters
+        ----------
+        nan : float
+            What NaN becomes (0 by default).
+        posinf, neginf : float, optional
+            What ±inf become; by default the largest and smallest finite value of the dtype.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        nan_to_num : The out-of-place form, and its details.
+        """
 
     def nanmean(self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims: builtins.bool | None = None) -> Tensor:
         """The mean of the elements that are not NaN, over all elements or along ``dim``.
@@ -1910,38 +4216,182 @@ class Tensor:
         """
 
     @property
-    def ndim(self):
-        """The number of dimensions (0 for a scalar tensor)."""
+    def ndim(self) -> builtins.int:
+        """The number of dimensions (0 for a scalar tensor); ``ndim`` is the same.
 
-    def ne(self, other):
-        """Elementwise ``ne``: a bool tensor, never part of the graph."""
+        Returns
+        -------
+        int
+        """
 
-    def neg(self):
-        """``-input``."""
+    def ne(self, other: TensorOrNumber) -> Tensor:
+        """``input != other``, element by element, broadcast.
 
-    def neg_(self):
-        """In place ``neg``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
 
-    def negative(self):
-        """``-input``."""
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
 
-    def nelement(self):
-        """The number of elements."""
+    def neg(self) -> Tensor:
+        """``-input``.
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given."""
+        Parameters
+        ----------
+        input : Tensor
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        """``fill_value`` everywhere, with this tensor's dtype and device unless given."""
+        Returns
+        -------
+        Tensor
+        """
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        """Ones of ``size``, with this tensor's dtype and device unless given."""
+    def neg_(self) -> Tensor:
+        """In place ``neg``: changes this tensor and bumps its version (chapter 05).
 
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-        """A new leaf holding a copy of ``data``, with this tensor's dtype and device unless given."""
+        ``neg``, with this tensor as ``input``: ``-input``.
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        """Zeros of ``size``, with this tensor's dtype and device unless given."""
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        neg : The out-of-place form, and its details.
+        """
+
+    def negative(self) -> Tensor:
+        """``-input``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def nelement(self) -> builtins.int:
+        """The number of elements (the product of the shape); ``nelement`` is the same.
+
+        Returns
+        -------
+        int
+        """
+
+    def new_empty(self, *size: builtins.int | Sequence[builtins.int], dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given.
+
+        As ``empty``, nbgrad fills zeros where PyTorch leaves the memory as it is.
+
+        Parameters
+        ----------
+        *size : int, or one sequence of ints
+            The shape: ``x.new_empty(2, 3)`` and ``x.new_empty((2, 3))`` are the same.
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def new_full(self, size: Shape, fill_value: Number, *, dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """``fill_value`` everywhere, in shape ``size``, with this tensor's dtype and device unless given.
+
+        Parameters
+        ----------
+        size : sequence of int
+            The shape, as one sequence.
+        fill_value : number
+            Converted to the dtype.
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def new_ones(self, *size: builtins.int | Sequence[builtins.int], dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """Ones of ``size``, with this tensor's dtype and device unless given.
+
+        Parameters
+        ----------
+        *size : int, or one sequence of ints
+            The shape: ``x.new_ones(2, 3)`` and ``x.new_ones((2, 3))`` are the same.
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def new_tensor(self, data: Any, *, dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """A new leaf holding a copy of ``data``, with this tensor's dtype and device unless given.
+
+        Parameters
+        ----------
+        data : number, nested sequence, NumPy array or Tensor
+            Copied, as by ``nbgrad.tensor`` (which warns for a tensor).
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def new_zeros(self, *size: builtins.int | Sequence[builtins.int], dtype: nbgrad.dtypes.dtype | None = None, device: nbgrad.backend.device | str | None = None, requires_grad: builtins.bool = False) -> Tensor:
+        """Zeros of ``size``, with this tensor's dtype and device unless given.
+
+        Parameters
+        ----------
+        *size : int, or one sequence of ints
+            The shape: ``x.new_zeros(2, 3)`` and ``x.new_zeros((2, 3))`` are the same.
+        dtype : nbgrad.dtype, optional
+            Default: this tensor's dtype.
+        device : str or nbgrad.device, optional
+            Default: this tensor's device.
+        requires_grad : bool
+            Make it a leaf that autograd tracks (floating dtypes only).
+
+        Returns
+        -------
+        Tensor
+        """
 
     def nonzero(self, *, as_tuple: builtins.bool = False) -> Tensor | tuple[Tensor, ...]:
         """The indices of the elements that are not zero (NaN counts as nonzero), in row-major
@@ -1981,16 +4431,51 @@ class Tensor:
             This tensor (floating only), its version bumped.
         """
 
-    def not_equal(self, other):
-        """Elementwise ``ne``: a bool tensor, never part of the graph."""
+    def not_equal(self, other: TensorOrNumber) -> Tensor:
+        """``input != other``, element by element, broadcast.
 
-    def numel(self):
-        """The number of elements."""
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            A number only here: PyTorch takes none as ``input``.
 
-    def numpy(self, *, force=False):
-        """The NumPy array itself (shared memory); PyTorch's checks, in PyTorch's order:
-        a GPU tensor must be copied to the host first (``.cpu()``), and a tensor that
-        requires grad (with grad mode on) must be detached.
+        Returns
+        -------
+        Tensor
+            bool, never part of the graph (NaN compares unequal to everything).
+        """
+
+    def numel(self) -> builtins.int:
+        """The number of elements (the product of the shape); ``nelement`` is the same.
+
+        Returns
+        -------
+        int
+        """
+
+    def numpy(self, *, force: builtins.bool = False) -> Any:
+        """The values as a NumPy array: the tensor's own array, sharing its memory.
+
+        PyTorch's checks, in PyTorch's order: a GPU tensor must be copied to the host first
+        (``.cpu()``), and a tensor that requires grad (with grad mode on) must be detached.
+
+        Parameters
+        ----------
+        force : bool
+            Skip the checks: a GPU tensor is copied to the host, and one that requires grad
+            is given anyway (its array, outside the graph).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        TypeError
+            The tensor is on a GPU (without ``force``).
+        RuntimeError
+            The tensor requires grad and grad mode is on (without ``force``).
         """
 
     def outer(self, vec2: Tensor) -> Tensor:
@@ -2010,14 +4495,65 @@ class Tensor:
     def permute(self, *dims):
         """The dimensions reordered as ``dims``, as a view."""
 
-    def positive(self):
-        """``+input``: the tensor itself."""
+    def positive(self) -> Tensor:
+        """``+input``: the tensor itself.
 
-    def pow(self, exponent):
-        """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor."""
+        Parameters
+        ----------
+        input : Tensor
 
-    def pow_(self, exponent):
-        """In place ``pow``: changes this tensor and bumps its version (chapter 05)."""
+        Returns
+        -------
+        Tensor
+            ``input``, the same object.
+        """
+
+    def pow(self, exponent: TensorOrNumber) -> Tensor:
+        """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor.
+
+        Parameters
+        ----------
+        input, exponent : Tensor or number
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            For integers to a negative integer power given as a number (with a tensor of
+            exponents, such elements are 1 for a base of 1, ±1 for -1 and 0 otherwise, as in
+            PyTorch).
+        """
+
+    def pow_(self, exponent: TensorOrNumber) -> Tensor:
+        """In place ``pow``: changes this tensor and bumps its version (chapter 05).
+
+        ``pow``, with this tensor as ``input``: ``input ** exponent``: tensor ** number, tensor
+        ** tensor or number ** tensor.
+
+        Parameters
+        ----------
+        exponent : Tensor or number
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        pow : The out-of-place form, and its details.
+        """
 
     def prelu(self, weight: Tensor) -> Tensor:
         """``x`` where positive, else ``weight * x``, one learnt slope per channel (dim 1).
@@ -2062,6 +4598,15 @@ class Tensor:
         * ``random_(to)``: from ``[0, to)``;
         * ``random_(from_, to)``: from ``[from_, to)``, or ``[from_, max]`` with ``to=None``.
 
+        Parameters
+        ----------
+        from_ : int, optional
+            The lowest value; alone, it is ``to`` (``random_(10)`` draws from ``[0, 10)``).
+        to : int or None, optional
+            One above the highest value; None for the dtype's largest.
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
+
         Returns
         -------
         Tensor
@@ -2081,29 +4626,164 @@ class Tensor:
             ``contiguous().view(-1)``, as PyTorch does it.
         """
 
-    def reciprocal(self):
-        """``1 / input``, element by element (``inf`` at 0)."""
+    def reciprocal(self) -> Tensor:
+        """``1 / input``, element by element (``inf`` at 0).
 
-    def reciprocal_(self):
-        """In place ``reciprocal``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input : Tensor
 
-    def register_hook(self, hook):
-        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""
+        Returns
+        -------
+        Tensor
+            Floating point: an integer input gives the default float dtype.
+        """
 
-    def register_post_accumulate_grad_hook(self, hook):
-        """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
+    def reciprocal_(self) -> Tensor:
+        """In place ``reciprocal``: changes this tensor and bumps its version (chapter 05).
 
-    def relu(self):
-        """``max(x, 0)`` of each element; its gradient at 0 is 0 (chapter 06)."""
+        ``reciprocal``, with this tensor as ``input``: ``1 / input``, element by element
+        (``inf`` at 0).
 
-    def relu_(self):
-        """In place ``relu``: changes this tensor and bumps its version (chapter 05)."""
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
 
-    def remainder(self, other):
-        """``input % other``: the remainder of the floor division; it has the sign of ``other``."""
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
 
-    def remainder_(self, other):
-        """In place ``remainder``: changes this tensor and bumps its version (chapter 05)."""
+        See Also
+        --------
+        reciprocal : The out-of-place form, and its details.
+        """
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Run ``hook(grad)`` each time the gradient of this tensor is computed.
+
+        Parameters
+        ----------
+        hook : callable
+            Called with the gradient; what it returns, unless None, replaces the gradient
+            (for the rest of the backward pass and in ``.grad``).
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor does not require grad.
+        TypeError
+            ``hook`` is not callable.
+        """
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Run ``hook(tensor)`` each time backward has accumulated this leaf's ``.grad``.
+
+        Parameters
+        ----------
+        hook : callable
+            Called with this tensor (its ``.grad`` is up to date); what it returns is ignored.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor is not a leaf, or does not require grad.
+        TypeError
+            ``hook`` is not callable.
+        """
+
+    def relu(self) -> Tensor:
+        """``max(x, 0)`` of each element; its gradient at 0 is 0 (chapter 06).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype: integers stay integers.
+        """
+
+    def relu_(self) -> Tensor:
+        """In place ``relu``: changes this tensor and bumps its version (chapter 05).
+
+        ``relu``, with this tensor as ``input``: ``max(x, 0)`` of each element; its gradient at
+        0 is 0 (chapter 06).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        relu : The out-of-place form, and its details.
+        """
+
+    def remainder(self, other: TensorOrNumber) -> Tensor:
+        """``input % other``: the remainder of the floor division; it has the sign of ``other``.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+            With a number as ``input``, the result has no derivative (as in PyTorch).
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def remainder_(self, other: TensorOrNumber) -> Tensor:
+        """In place ``remainder``: changes this tensor and bumps its version (chapter 05).
+
+        ``remainder``, with this tensor as ``input``: ``input % other``: the remainder of the
+        floor division; it has the sign of ``other``.
+
+        Parameters
+        ----------
+        other : Tensor or number
+            With a number as ``input``, the result has no derivative (as in PyTorch).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        remainder : The out-of-place form, and its details.
+        """
 
     def repeat(self, *repeats: builtins.int) -> Tensor:
         """``input`` repeated ``repeats[i]`` times along dimension ``i`` (more repeats than
@@ -2121,14 +4801,49 @@ class Tensor:
         """
 
     @property
-    def requires_grad(self):
-        """Whether gradients are wanted for this tensor (chapter 02)."""
+    def requires_grad(self) -> builtins.bool:
+        """Whether gradients are wanted for this tensor (chapter 02).
+
+        False by default; a result requires grad when any input does (with grad mode on).
+        Only a leaf's flag may be set, and only a floating-point tensor can require grad.
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        RuntimeError
+            On setting: the value is not a bool, the tensor is not a leaf, or it is True
+            for a tensor that is not floating point.
+        """
 
     @requires_grad.setter
     def requires_grad(self, value): ...
 
-    def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` of a leaf, in place, and return the tensor (chapter 02)."""
+    def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
+        """Set ``requires_grad`` of a leaf, in place (chapter 02).
+
+        Views of this tensor that are outside any graph follow the new flag. On a non-leaf,
+        ``requires_grad_(True)`` does nothing (it already requires grad).
+
+        Parameters
+        ----------
+        requires_grad : bool
+
+        Returns
+        -------
+        Tensor
+            This tensor.
+
+        Raises
+        ------
+        TypeError
+            ``requires_grad`` is not a bool.
+        RuntimeError
+            ``requires_grad_(False)`` on a non-leaf; True on a tensor that is not floating
+            point, or on an inference tensor outside ``inference_mode``.
+        """
 
     def reshape(self, *shape):
         """Another shape: a view when the strides allow it, else a copy.
@@ -2148,12 +4863,26 @@ class Tensor:
     def reshape_as(self, other):
         """``reshape(other.shape)``."""
 
-    def retain_grad(self):
-        """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03)."""
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03).
+
+        On a leaf it does nothing: a leaf keeps its gradient anyway.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor does not require grad.
+        """
 
     @property
-    def retains_grad(self):
-        """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03)."""
+    def retains_grad(self) -> builtins.bool:
+        """Whether this non-leaf keeps its gradient in ``.grad`` (chapter 03).
+
+        Returns
+        -------
+        bool
+            True after ``retain_grad()`` on a non-leaf; always False for a leaf.
+        """
 
     def roll(self, shifts: builtins.int | tuple[builtins.int, ...], dims: builtins.int | tuple[builtins.int, ...] | None = None) -> Tensor:
         """A copy of ``input`` with its elements shifted along ``dims``; those shifted past the
@@ -2189,11 +4918,49 @@ class Tensor:
         Tensor
         """
 
-    def round(self, *, decimals=0):
-        """Each element rounded half to even (to ``decimals`` places); its gradient is zero."""
+    def round(self, *, decimals: builtins.int = 0) -> Tensor:
+        """Each element rounded half to even (to ``decimals`` places).
 
-    def round_(self, *, decimals=0):
-        """In place ``round``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input : Tensor
+        decimals : int
+            The decimal places kept; negative ones round to tens, hundreds...
+
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+        """
+
+    def round_(self, *, decimals: builtins.int = 0) -> Tensor:
+        """In place ``round``: changes this tensor and bumps its version (chapter 05).
+
+        ``round``, with this tensor as ``input``: each element rounded half to even (to
+        ``decimals`` places).
+
+        Parameters
+        ----------
+        decimals : int
+            The decimal places kept; negative ones round to tens, hundreds...
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        round : The out-of-place form, and its details.
+        """
 
     def rsqrt(self) -> Tensor:
         """``1 / sqrt(x)`` of each element (``inf`` at 0, ``nan`` below).
@@ -2208,7 +4975,28 @@ class Tensor:
         """
 
     def rsqrt_(self) -> Tensor:
-        """In place ``rsqrt``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``rsqrt``: changes this tensor and bumps its version (chapter 05).
+
+        ``rsqrt``, with this tensor as ``input``: ``1 / sqrt(x)`` of each element (``inf`` at 0,
+        ``nan`` below).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        rsqrt : The out-of-place form, and its details.
+        """
 
     def scatter(self, dim: builtins.int, index: Tensor, src: Tensor | builtins.float | None = None, *, value: builtins.float | None = None, reduce: str | None = None) -> Tensor:
         """A copy of ``input`` with ``src`` written at ``index`` along ``dim``:
@@ -2234,7 +5022,39 @@ class Tensor:
         """
 
     def scatter_(self, dim: builtins.int, index: Tensor, src: Tensor | builtins.float | None = None, *, value: builtins.float | None = None, reduce: str | None = None) -> Tensor:
-        """In place ``scatter``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``scatter``: changes this tensor and bumps its version (chapter 05).
+
+        ``scatter``, with this tensor as ``input``: a copy of ``input`` with ``src`` written at
+        ``index`` along ``dim``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
+
+        Parameters
+        ----------
+        dim : int
+        index : Tensor
+            int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+        src : Tensor or number
+            The values (a tensor of ``input``'s dtype), or one number for all (also ``value=``).
+        reduce : {None, "add", "multiply"}
+            Combine with what is there instead of overwriting. As in PyTorch, a ``reduce`` is not
+            differentiable: backward through it raises.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        scatter : The out-of-place form, and its details.
+        """
 
     def scatter_add(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
         """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices
@@ -2256,7 +5076,37 @@ class Tensor:
         """
 
     def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
-        """In place ``scatter_add``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``scatter_add``: changes this tensor and bumps its version (chapter 05).
+
+        ``scatter_add``, with this tensor as ``input``: a copy of ``input`` with ``src`` added
+        at ``index`` along ``dim`` (repeated indices add up): ``out[index[i][j]][j] +=
+        src[i][j]`` for ``dim=0``.
+
+        Parameters
+        ----------
+        dim : int
+        index : Tensor
+            int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+        src : Tensor
+            Of ``input``'s dtype.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        scatter_add : The out-of-place form, and its details.
+        """
 
     def scatter_reduce(self, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *, include_self: builtins.bool = True) -> Tensor:
         """A copy of ``input`` with the elements of ``src`` combined in at ``index`` along
@@ -2283,35 +5133,161 @@ class Tensor:
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
 
-    def sgn(self):
-        """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs)."""
+    def sgn(self) -> Tensor:
+        """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs).
 
-    def sgn_(self):
-        """In place ``sgn``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input : Tensor
 
-    @property
-    def shape(self):
-        """The size of each dimension, as ``nbgrad.Size``."""
-
-    def sigmoid(self):
-        """``1 / (1 + exp(-x))`` of each element."""
-
-    def sigmoid_(self):
-        """In place ``sigmoid``: changes this tensor and bumps its version (chapter 05)."""
-
-    def sign(self):
-        """-1, 0 or 1 for each element (0 for NaN; a bool tensor stays itself); its gradient is
-        zero.
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype; its gradient is zero.
         """
 
-    def sign_(self):
-        """In place ``sign``: changes this tensor and bumps its version (chapter 05)."""
+    def sgn_(self) -> Tensor:
+        """In place ``sgn``: changes this tensor and bumps its version (chapter 05).
 
-    def sin(self):
-        """The sine of each element (in radians)."""
+        ``sgn``, with this tensor as ``input``: ``sign`` (for complex numbers, which nbgrad
+        lacks, PyTorch's ``sgn`` differs).
 
-    def sin_(self):
-        """In place ``sin``: changes this tensor and bumps its version (chapter 05)."""
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        sgn : The out-of-place form, and its details.
+        """
+
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension.
+
+        Returns
+        -------
+        Size
+            A tuple of ints, printed as ``nbgrad.Size([2, 3])``.
+        """
+
+    def sigmoid(self) -> Tensor:
+        """``1 / (1 + exp(-x))`` of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Floating point: an integer input gives the default float dtype.
+        """
+
+    def sigmoid_(self) -> Tensor:
+        """In place ``sigmoid``: changes this tensor and bumps its version (chapter 05).
+
+        ``sigmoid``, with this tensor as ``input``: ``1 / (1 + exp(-x))`` of each element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        sigmoid : The out-of-place form, and its details.
+        """
+
+    def sign(self) -> Tensor:
+        """-1, 0 or 1 for each element (0 for NaN; a bool tensor stays itself).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype; its gradient is zero.
+        """
+
+    def sign_(self) -> Tensor:
+        """In place ``sign``: changes this tensor and bumps its version (chapter 05).
+
+        ``sign``, with this tensor as ``input``: -1, 0 or 1 for each element (0 for NaN; a bool
+        tensor stays itself).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        sign : The out-of-place form, and its details.
+        """
+
+    def sin(self) -> Tensor:
+        """The sine of each element (in radians).
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Floating point: an integer input gives the default float dtype.
+        """
+
+    def sin_(self) -> Tensor:
+        """In place ``sin``: changes this tensor and bumps its version (chapter 05).
+
+        ``sin``, with this tensor as ``input``: the sine of each element (in radians).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        sin : The out-of-place form, and its details.
+        """
 
     def sinh(self) -> Tensor:
         """The hyperbolic sine of each element.
@@ -2326,14 +5302,65 @@ class Tensor:
         """
 
     def sinh_(self) -> Tensor:
-        """In place ``sinh``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``sinh``: changes this tensor and bumps its version (chapter 05).
 
-    def size(self, dim=None):
-        """The shape, or the size of dimension ``dim``."""
+        ``sinh``, with this tensor as ``input``: the hyperbolic sine of each element.
 
-    def softmax(self, dim=None, dtype=None, *, axis=None):
-        """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution
-        (``axis=``: NumPy's spelling of ``dim=``).
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        sinh : The out-of-place form, and its details.
+        """
+
+    def size(self, dim: builtins.int | None = None) -> Any:
+        """The shape, or the size of dimension ``dim``.
+
+        Parameters
+        ----------
+        dim : int, optional
+            The dimension whose size is wanted (negative counts from the end).
+
+        Returns
+        -------
+        Size or int
+            The whole shape without ``dim``; the size of that dimension with it.
+
+        Raises
+        ------
+        IndexError
+            ``dim`` is out of range.
+        """
+
+    def softmax(self, dim: builtins.int | None = None, dtype: nbgrad.dtypes.dtype | None = None, *, axis: builtins.int | None = None) -> Tensor:
+        """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating point, unless ``dtype`` is given (PyTorch has no integer kernel).
+        dim : int, optional
+            The dimension normalised. Without it, PyTorch's deprecated implicit choice (dim 0
+            for 0-, 1- and 3-d inputs, else 1), with its warning.
+        dtype : nbgrad.dtype, optional
+            Convert ``input`` to it first.
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
         """
 
     def sort(self, dim: builtins.int = -1, descending: builtins.bool = False, *, stable: builtins.bool | None = None) -> tuple[Tensor, Tensor]:
@@ -2375,17 +5402,77 @@ class Tensor:
             Views of ``tensor``, which may not be changed in place while autograd records.
         """
 
-    def sqrt(self):
-        """The square root of each element (``nan`` below 0)."""
+    def sqrt(self) -> Tensor:
+        """The square root of each element (``nan`` below 0).
 
-    def sqrt_(self):
-        """In place ``sqrt``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input : Tensor
 
-    def square(self):
-        """``input ** 2``."""
+        Returns
+        -------
+        Tensor
+            Floating point: an integer input gives the default float dtype.
+        """
 
-    def square_(self):
-        """In place ``square``: changes this tensor and bumps its version (chapter 05)."""
+    def sqrt_(self) -> Tensor:
+        """In place ``sqrt``: changes this tensor and bumps its version (chapter 05).
+
+        ``sqrt``, with this tensor as ``input``: the square root of each element (``nan`` below
+        0).
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        sqrt : The out-of-place form, and its details.
+        """
+
+    def square(self) -> Tensor:
+        """``input ** 2``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def square_(self) -> Tensor:
+        """In place ``square``: changes this tensor and bumps its version (chapter 05).
+
+        ``square``, with this tensor as ``input``: ``input ** 2``.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        square : The out-of-place form, and its details.
+        """
 
     def squeeze(self, dim=None):
         """Dimensions of size 1 removed (all of them, or ``dim``), as a view."""
@@ -2395,14 +5482,73 @@ class Tensor:
         spellings).
         """
 
-    def sub(self, other, *, alpha=1):
-        """``input - alpha * other``, broadcast; a number on either side."""
+    def sub(self, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+        """``input - alpha * other``, broadcast; a number on either side.
 
-    def sub_(self, other, *, alpha=1):
-        """In place ``sub``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input, other : Tensor or number
+        alpha : number
+            The factor of ``other``; an integer for integer operands.
 
-    def subtract(self, other, *, alpha=1):
-        """``input - alpha * other``, broadcast; a number on either side."""
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
+        """
+
+    def sub_(self, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+        """In place ``sub``: changes this tensor and bumps its version (chapter 05).
+
+        ``sub``, with this tensor as ``input``: ``input - alpha * other``, broadcast; a number
+        on either side.
+
+        Parameters
+        ----------
+        other : Tensor or number
+        alpha : number
+            The factor of ``other``; an integer for integer operands.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        sub : The out-of-place form, and its details.
+        """
+
+    def subtract(self, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+        """``input - alpha * other``, broadcast; a number on either side.
+
+        Parameters
+        ----------
+        input, other : Tensor or number
+        alpha : number
+            The factor of ``other``; an integer for integer operands.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
+        """
 
     def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         """The sum of all elements, or along ``dim``.
@@ -2485,13 +5631,63 @@ class Tensor:
         """
 
     def tan_(self) -> Tensor:
-        """In place ``tan``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``tan``: changes this tensor and bumps its version (chapter 05).
 
-    def tanh(self):
-        """The hyperbolic tangent of each element."""
+        ``tan``, with this tensor as ``input``: the tangent of each element (in radians).
 
-    def tanh_(self):
-        """In place ``tanh``: changes this tensor and bumps its version (chapter 05)."""
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        tan : The out-of-place form, and its details.
+        """
+
+    def tanh(self) -> Tensor:
+        """The hyperbolic tangent of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Floating point: an integer input gives the default float dtype.
+        """
+
+    def tanh_(self) -> Tensor:
+        """In place ``tanh``: changes this tensor and bumps its version (chapter 05).
+
+        ``tanh``, with this tensor as ``input``: the hyperbolic tangent of each element.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        tanh : The out-of-place form, and its details.
+        """
 
     def tensor_split(self, indices_or_sections: builtins.int | list[builtins.int] | Tensor, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """``input`` cut along ``dim`` into ``n`` views as equal as can be (the first
@@ -2525,13 +5721,44 @@ class Tensor:
             Its ``grad_fn`` is ``RepeatBackward0``, as in PyTorch.
         """
 
-    def to(self, *args, **kwargs):
-        """This tensor with another dtype and/or on another device: ``to(dtype)``, ``to(device)``,
-        ``to(device, dtype)``, ``to(other)``; the tensor itself when nothing changes.
+    def to(self, *args: Tensor | nbgrad.dtypes.dtype | DeviceLike | builtins.type, **kwargs: nbgrad.dtypes.dtype | DeviceLike | builtins.bool | None) -> Tensor:
+        """This tensor with another dtype and/or on another device.
+
+        ``x.to(dtype)``, ``x.to(device)``, ``x.to(device, dtype)`` or ``x.to(other)`` (the dtype
+        and device of the tensor ``other``). It is differentiable: the gradient goes back to the
+        input's dtype and device, except from an integer or bool result, which leaves the graph
+        (as in PyTorch).
+
+        Parameters
+        ----------
+        input : Tensor
+        *args
+            A dtype (``float``, ``int`` and ``bool`` mean float64, int64 and bool), a device (a
+            name such as ``"cuda:0"``, an ``nbgrad.device`` or a CUDA index), both, or a tensor.
+            A bool among them is PyTorch's old positional ``non_blocking``, ignored.
+        **kwargs
+            ``dtype=``, ``device=``, ``copy=True`` (a new tensor even when nothing changes) and
+            ``non_blocking=`` (accepted, ignored).
+
+        Returns
+        -------
+        Tensor
+            ``input`` itself when neither dtype nor device changes and ``copy`` is not asked for.
+
+        Raises
+        ------
+        TypeError
+            For another keyword or an argument that is neither a dtype, a device nor a tensor.
         """
 
-    def tolist(self):
-        """The values as (nested) Python lists of numbers."""
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists of numbers, outside the graph.
+
+        Returns
+        -------
+        list or number
+            One level of nesting per dimension; a 0-d tensor gives a bare number.
+        """
 
     def topk(self, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True, sorted: builtins.bool = True) -> tuple[Tensor, Tensor]:
         """The ``k`` largest (or smallest) elements along ``dim``, and where they came from.
@@ -2572,7 +5799,33 @@ class Tensor:
         """
 
     def tril_(self, diagonal: builtins.int = 0) -> Tensor:
-        """In place ``tril``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``tril``: changes this tensor and bumps its version (chapter 05).
+
+        ``tril``, with this tensor as ``input``: the lower triangle of each matrix (the last two
+        dimensions): the elements on and below diagonal ``diagonal`` (above the main one if
+        positive), zeros elsewhere.
+
+        Parameters
+        ----------
+        diagonal : int
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        tril : The out-of-place form, and its details.
+        """
 
     def triu(self, diagonal: builtins.int = 0) -> Tensor:
         """The upper triangle of each matrix (the last two dimensions): the elements on and
@@ -2590,27 +5843,125 @@ class Tensor:
         """
 
     def triu_(self, diagonal: builtins.int = 0) -> Tensor:
-        """In place ``triu``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``triu``: changes this tensor and bumps its version (chapter 05).
 
-    def true_divide(self, other, *, rounding_mode=None):
-        """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
-        ``"floor"`` rounds the quotient (and its gradient is zero).
+        ``triu``, with this tensor as ``input``: the upper triangle of each matrix (the last two
+        dimensions): the elements on and above diagonal ``diagonal``, zeros elsewhere.
+
+        Parameters
+        ----------
+        diagonal : int
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        triu : The out-of-place form, and its details.
         """
 
-    def trunc(self):
-        """Each element rounded towards zero; its gradient is zero."""
+    def true_divide(self, other: TensorOrNumber, *, rounding_mode: str | None = None) -> Tensor:
+        """``input / other``, broadcast; integers divide into floats.
 
-    def trunc_(self):
-        """In place ``trunc``: changes this tensor and bumps its version (chapter 05)."""
+        Parameters
+        ----------
+        input, other : Tensor or number
+        rounding_mode : {None, "trunc", "floor"}
+            ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+            integers (dividing one by zero raises) and the gradient is zero.
 
-    def type(self, dtype=None):
-        """The type name (``'nbgrad.FloatTensor'``), or a copy converted to ``dtype``: an
-        nbgrad dtype, a typed class (``nbgrad.DoubleTensor``) or a type name such as
-        ``'nbgrad.DoubleTensor'``.
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            For another ``rounding_mode``; with one, for an integer division by zero.
         """
 
-    def type_as(self, other):
-        """``to(other.dtype)``."""
+    def trunc(self) -> Tensor:
+        """Each element rounded towards zero.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+        """
+
+    def trunc_(self) -> Tensor:
+        """In place ``trunc``: changes this tensor and bumps its version (chapter 05).
+
+        ``trunc``, with this tensor as ``input``: each element rounded towards zero.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        trunc : The out-of-place form, and its details.
+        """
+
+    def type(self, dtype: nbgrad.dtypes.dtype | builtins.type | str | None = None) -> str | Tensor:
+        """The type name (``'nbgrad.FloatTensor'``), or this tensor converted to ``dtype``.
+
+        Parameters
+        ----------
+        dtype : nbgrad.dtype, type or str, optional
+            The type to convert to: an nbgrad dtype, a typed class (``nbgrad.DoubleTensor``)
+            or a type name (``'nbgrad.DoubleTensor'``, or ``'nbgrad.cuda.DoubleTensor'``,
+            which also moves it to the GPU).
+
+        Returns
+        -------
+        str or Tensor
+            The name (``'nbgrad.cuda.FloatTensor'`` on a GPU) without ``dtype``; with it,
+            ``to(dtype)``: this tensor itself when nothing changes.
+
+        Raises
+        ------
+        ValueError
+            ``dtype`` is a type or name that is not a tensor type (``invalid type: 'int'``).
+        TypeError
+            ``dtype`` is neither a type, a str nor a dtype.
+        """
+
+    def type_as(self, other: Tensor) -> Tensor:
+        """This tensor converted to ``other``'s dtype: ``to(other.dtype)``.
+
+        Parameters
+        ----------
+        other : Tensor
+
+        Returns
+        -------
+        Tensor
+            Itself when the dtypes are the same.
+        """
 
     def unbind(self, dim=0):
         """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
@@ -2635,6 +5986,13 @@ class Tensor:
 
         PyTorch's parameter is ``from`` (a Python keyword): pass the bounds by position, or as
         ``from_=``, as PyTorch's own stubs spell it.
+
+        Parameters
+        ----------
+        from_, to : float
+            The bounds, ``from_ <= to``, within the dtype's range.
+        generator : Generator, optional
+            Where the numbers come from (``default_generator`` when not given).
 
         Returns
         -------
@@ -2700,8 +6058,22 @@ class Tensor:
         """``view(other.shape)``."""
 
     @property
-    def volatile(self):
-        """Removed in PyTorch 0.4 with the Variable/Tensor merge (chapter 00): warns."""
+    def volatile(self) -> builtins.bool:
+        """Removed in PyTorch 0.4 with the Variable/Tensor merge (chapter 00).
+
+        Reading it gives False, setting it does nothing; both warn. ``no_grad`` took its
+        place.
+
+        Returns
+        -------
+        bool
+            False.
+
+        Warns
+        -----
+        UserWarning
+            Always.
+        """
 
     @volatile.setter
     def volatile(self, value): ...
@@ -2720,8 +6092,20 @@ class Tensor:
             Views.
         """
 
-    def where(self, condition, other):
-        """``x.where(condition, y)`` is ``where(condition, x, y)``."""
+    def where(self, condition: Tensor, other: TensorOrNumber) -> Tensor:
+        """``x.where(condition, y)`` is ``where(condition, x, y)``: this tensor where
+        ``condition`` is True, ``other`` elsewhere.
+
+        Parameters
+        ----------
+        condition : Tensor
+            bool, broadcast with the two.
+        other : Tensor or number
+
+        Returns
+        -------
+        Tensor
+        """
 
     def xlogy(self, other: Tensor | builtins.float) -> Tensor:
         """``input * log(other)``, taken as 0 where ``input`` is 0 (the convention of entropies).
@@ -2738,14 +6122,73 @@ class Tensor:
         """
 
     def xlogy_(self, other: Tensor | builtins.float) -> Tensor:
-        """In place ``xlogy``: changes this tensor and bumps its version (chapter 05)."""
+        """In place ``xlogy``: changes this tensor and bumps its version (chapter 05).
 
-    def zero_(self):
-        """In place ``zero``: changes this tensor and bumps its version (chapter 05)."""
+        ``xlogy``, with this tensor as ``input``: ``input * log(other)``, taken as 0 where
+        ``input`` is 0 (the convention of entropies).
+
+        Parameters
+        ----------
+        other : Tensor or number
+            At least one a tensor; broadcast together.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        xlogy : The out-of-place form, and its details.
+        """
+
+    def zero_(self) -> Tensor:
+        """Changes this tensor in place and bumps its version (chapter 05).
+
+        Zeros in this tensor's shape and dtype.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+        """
 
 
 class Parameter(Tensor):
-    """A leaf tensor that a Module registers as one of its parameters."""
+    """A leaf tensor that a Module registers as one of its parameters.
+
+    It shares ``data``'s memory and version counter, and is a leaf even when ``data`` is not.
+
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values; an empty tensor of the default dtype when omitted.
+    requires_grad : bool
+        Whether it requires grad (it does unless told not to).
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not a tensor.
+    RuntimeError
+        It should require grad but ``data`` is not floating point.
+    """
 
     def __deepcopy__(self, memo):
         """A new Parameter over a copy of the values, with the same ``requires_grad``:
@@ -2753,24 +6196,34 @@ class Parameter(Tensor):
         deep-copied model starts without gradients.
         """
 
-    def __init__(self, data=None, requires_grad=True):
+    def __init__(self, data: Tensor | None = None, requires_grad: builtins.bool = True) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
     @staticmethod
-    def __new__(cls, data=None, requires_grad=True):
-        """A Parameter over ``data``'s memory (an empty float tensor when ``None``), which
-        requires grad unless ``requires_grad=False``.
-        """
+    def __new__(cls, data: Tensor | None = None, requires_grad: builtins.bool = True) -> Parameter:
+        """A Parameter over ``data``'s memory (see the class)."""
 
     def __repr__(self):
         """Return repr(self)."""
 
 
 class Size(tuple):
-    """A shape, printed as PyTorch prints it: ``nbgrad.Size([2, 3])``."""
+    """A shape: a tuple of ints, printed as PyTorch prints it (``nbgrad.Size([2, 3])``).
+
+    Parameters
+    ----------
+    iterable : iterable of int, optional
+        The sizes of the dimensions; none (a 0-d shape) when omitted.
+    """
 
     def __repr__(self):
         """Return repr(self)."""
 
-    def numel(self):
-        """The number of elements of a tensor of this shape."""
+    def numel(self) -> builtins.int:
+        """The number of elements of a tensor of this shape.
+
+        Returns
+        -------
+        int
+            The product of the sizes (1 for the 0-d shape).
+        """

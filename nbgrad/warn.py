@@ -58,7 +58,7 @@ def keep_numpy_warnings_silenced():
             silence_numpy_warnings()
 
 
-def set_warn_always(b):
+def set_warn_always(b: bool) -> None:
     """Give the warnings PyTorch gives once per process every time (``b=True``) or once
     (``b=False``, the default), as ``torch.set_warn_always`` does.
 
@@ -70,7 +70,7 @@ def set_warn_always(b):
     _warn_always[0] = bool(b)
 
 
-def is_warn_always_enabled():
+def is_warn_always_enabled() -> bool:
     """Whether ``set_warn_always(True)`` is in force.
 
     Returns

@@ -157,3 +157,40 @@ def _graph_nodes(root):
             seen.append(node)
             todo.extend(fn for fn, _ in node.next_functions)
     return seen
+
+
+def test_an_inplace_method_is_documented_from_its_function():
+    """``add_`` shows ``add``'s signature with ``self`` first and this tensor returned, and
+    ``add``'s parameters but ``input``, in numpydoc's sections; ``x += y`` takes only ``y``."""
+    signature = inspect.signature(ng.Tensor.add_)
+    assert list(signature.parameters) == ["self", "other", "alpha"]
+    assert signature.return_annotation == "Tensor"
+    doc = inspect.getdoc(ng.Tensor.add_)
+    assert doc.startswith("In place ``add``: changes this tensor and bumps its version")
+    assert "other : Tensor or number" in doc and "alpha : number" in doc
+    assert "input :" not in doc and "input," not in doc
+    assert "Returns\n-------\nTensor\n" in doc and "See Also\n--------\nadd : " in doc
+    assert list(inspect.signature(ng.Tensor.__iadd__).parameters) == ["self", "other"]
+
+
+def test_an_inplace_docstring_drops_the_first_parameter_even_from_a_group():
+    from nbgrad.ops.declare import inplace_docstring
+
+    def blend(input, other, *, weight=0.5):
+        """The blend of two tensors.
+
+        Parameters
+        ----------
+        input, other : Tensor
+            The two tensors.
+        weight : float
+
+        Returns
+        -------
+        Tensor
+        """
+
+    doc = inplace_docstring(blend)
+    assert "``blend``, with this tensor as ``input``: the blend of two tensors." in doc
+    assert "Parameters\n----------\nother : Tensor\n    The two tensors.\nweight : float\n" in doc
+    assert "See Also" not in inplace_docstring(blend, public=False)

@@ -30,3 +30,15 @@ def test_no_timings_or_machine_paths(path):
         "cells carry execution timestamps (run notebooks with tools/run_notebooks.py)")
     outputs = json.dumps([c.get("outputs", []) for c in cells])
     assert not MACHINE_PATHS.search(outputs), "outputs show a machine path"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_kernelspec_is_the_one_jupyterlab_writes(path):
+    """JupyterLab rewrites a notebook's kernelspec from the kernel it starts: committed any
+    other way, opening an untouched chapter would mark it modified (the browser test opens
+    them). ipykernel's spec is "Python 3 (ipykernel)", not nbformat's old "Python 3"."""
+    kernelspec = pytest.importorskip("jupyter_client.kernelspec", reason="needs jupyter_client")
+    spec = kernelspec.KernelSpecManager().get_kernel_spec("python3")
+    committed = json.loads(path.read_text())["metadata"]["kernelspec"]
+    assert committed == {"display_name": spec.display_name, "language": spec.language,
+                         "name": "python3"}, "run `python tools/run_notebooks.py` on it"

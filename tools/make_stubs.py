@@ -55,6 +55,8 @@ VOCABULARY = {
     "Shape": "nbgrad.types", "DeviceLike": "nbgrad.types", "dtype": "nbgrad.dtypes",
     "device": "nbgrad.backend", "Generator": "nbgrad.random.generator",
     "Tensor": "nbgrad.tensor", "Size": "nbgrad.tensor", "Parameter": "nbgrad.tensor",
+    # what Tensor.grad_fn and the register_*hook methods give
+    "Node": "nbgrad.core.node", "RemovableHandle": "nbgrad.core.node",
 }
 HIDDEN = {"__slots__", "__module__", "__doc__", "__weakref__", "__dict__", "__qualname__",
           "__firstlineno__", "__static_attributes__", "__array_priority__",
@@ -102,8 +104,10 @@ def _signature(function, *, method=True, shadowed=frozenset()):
 
 
 def _annotation(function, annotation, shadowed):
-    """An annotation as its source spells it, with a builtin the stub's scope shadows (such
-    as ``bool``, both a dtype in ``nbgrad`` and a method of ``Tensor``) spelled in full."""
+    """An annotation as its source spells it, with a name the stub's scope shadows spelled in
+    full: a builtin (``bool``, both a dtype in ``nbgrad`` and a method of ``Tensor``) as
+    ``builtins.bool``, a VOCABULARY name (``dtype``, also a property of ``Tensor``) by its
+    module, ``nbgrad.dtypes.dtype``."""
     if not isinstance(annotation, str):
         raise SystemExit(f"{function.__module__}.{function.__qualname__}: its annotations are "
                          "objects: add `from __future__ import annotations` to its module")
@@ -112,8 +116,12 @@ def _annotation(function, annotation, shadowed):
             raise SystemExit(f"{function.__module__}.{function.__qualname__}: annotation name "
                              f"{name!r} is not in make_stubs' VOCABULARY: use one of "
                              f"{sorted(VOCABULARY)} or add it there")
-    return re.sub(r"\b(" + "|".join(sorted(shadowed)) + r")\b", r"builtins.\1",
-                  annotation) if shadowed else annotation
+    return re.sub(r"(?<![.\w])(" + "|".join(sorted(shadowed)) + r")\b",
+                  lambda m: _spelled_in_full(m.group(1)), annotation) if shadowed else annotation
+
+
+def _spelled_in_full(name):
+    return f"builtins.{name}" if hasattr(builtins, name) else f"{VOCABULARY[name]}.{name}"
 
 
 def _names(annotation):
@@ -122,10 +130,13 @@ def _names(annotation):
 
 
 def _shadowed(namespace):
-    """The builtins a stub's scope rebinds, which its annotations must spell ``builtins.X``."""
-    return frozenset(name for name in namespace
-                     if name in {"int", "float", "bool", "type", "complex", "str", "list",
-                                 "tuple", "dict", "slice", "object"})
+    """The names a stub's scope (``{name: value}``) rebinds, which its annotations must spell
+    in full: builtins, and VOCABULARY names bound to something else (``Tensor.dtype``)."""
+    builtin = {"int", "float", "bool", "type", "complex", "str", "list", "tuple", "dict",
+               "slice", "object"}
+    return frozenset(name for name, value in namespace.items()
+                     if name in builtin or (name in VOCABULARY and value is not getattr(
+                         importlib.import_module(VOCABULARY[name]), name)))
 
 
 def _docstring(obj, indent):
@@ -194,7 +205,7 @@ def render():
 
     tensor = sys.modules["nbgrad.tensor"]  # the module: ``nbgrad.tensor`` is the function
 
-    shadowed = _shadowed({*vars(tensor), *vars(tensor.Tensor)})
+    shadowed = _shadowed({**vars(tensor), **vars(tensor.Tensor)})
     lines = []
     for name, value in sorted(vars(tensor).items()):
         if name.isupper() and isinstance(value, str):
@@ -214,15 +225,18 @@ def render():
 
 def _vocabulary_imports(lines, defined):
     """The imports of the VOCABULARY names the rendered annotations use."""
-    used = set()
+    used, hints = set(), []
     for line in lines:
         stripped = line.strip()
         if stripped.startswith("def ") or re.match(r"\w+: \S", stripped):
             tree = ast.parse(stripped + " ..." if stripped.endswith(":") else stripped)
             for node in ast.walk(tree):
                 for hint in _hints(node):
-                    used |= _names(ast.unparse(hint))
-    imports = ["import builtins"] if any("builtins." in line for line in lines) else []
+                    hints.append(ast.unparse(hint))
+                    used |= _names(hints[-1])
+    # the modules of the names spelled in full (``builtins.bool``, ``nbgrad.dtypes.dtype``)
+    imports = [f"import {module}" for module in sorted({"builtins", *VOCABULARY.values()})
+               if any(re.search(rf"(?<![.\w]){re.escape(module)}\.", hint) for hint in hints)]
     imports += [f"from {VOCABULARY[name]} import {name}"
                 for name in sorted((used & VOCABULARY.keys()) - defined)]
     return imports

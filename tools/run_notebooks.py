@@ -11,9 +11,17 @@ import pathlib
 import sys
 
 import nbformat
+from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def kernelspec(name="python3"):
+    """The kernelspec metadata JupyterLab writes into a notebook it opens with kernel
+    ``name`` ("Python 3 (ipykernel)"): committed as it is, opening a chapter leaves it unmodified."""
+    spec = KernelSpecManager().get_kernel_spec(name)
+    return {"display_name": spec.display_name, "language": spec.language, "name": name}
 
 
 def run(path):
@@ -21,6 +29,7 @@ def run(path):
     # record_timing=False: no execution timestamps in the committed cells' metadata
     NotebookClient(notebook, timeout=120, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
+    notebook.metadata.kernelspec = kernelspec()
     nbformat.write(notebook, path)
 
 

@@ -12,12 +12,22 @@ __all__ = ["detect_anomaly", "is_anomaly_check_nan_enabled", "is_anomaly_enabled
 
 
 def is_anomaly_enabled() -> bool:
-    """Whether anomaly detection is on."""
+    """Whether anomaly detection is on.
+
+    Returns
+    -------
+    bool
+    """
     return anomaly.enabled
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """Whether anomaly detection, when on, also raises on a backward that returns nan."""
+    """Whether anomaly detection, when on, also raises on a backward that returns nan.
+
+    Returns
+    -------
+    bool
+    """
     return anomaly.check_nan
 
 

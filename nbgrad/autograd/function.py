@@ -28,6 +28,8 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..backend import array_module
 from ..core.grad_mode import grad_mode, no_grad
@@ -36,18 +38,33 @@ from ..core.saved import hooks_in_use, packed
 from ..tensor import IN_CUSTOM_FUNCTION, Tensor
 from .graph import attach, next_edges, record, should_record
 
+if TYPE_CHECKING:
+    import numpy as np
+
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "InplaceFunction",
            "once_differentiable"]
 
 
 class FunctionCtx:
-    """What ``forward`` may tell ``backward``: saved tensors and flags."""
+    """What ``forward`` may tell ``backward``: saved tensors and flags.
 
-    def save_for_backward(self, *tensors):
+    The ``ctx`` that ``forward`` (or ``setup_context``) and ``backward`` receive. Besides
+    these methods it has ``needs_input_grad``, a bool per ``forward`` input, and any
+    attribute ``forward`` sets on it (``ctx.dim = dim``) for ``backward`` to read.
+    """
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Save tensors for ``backward``, which reads them as ``ctx.saved_tensors``.
 
         Saved this way (not as ``ctx.x = x``), each is checked against its version counter:
-        changing one in place before backward is the error of chapter 05.
+        changing one in place before backward is the error of chapter 05. Call it once: a
+        second call replaces what the first saved.
+
+        Parameters
+        ----------
+        *tensors : Tensor or None
+            Inputs, outputs or intermediate tensors of ``forward`` (anything else raises
+            ``TypeError``).
         """
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
@@ -58,53 +75,136 @@ class FunctionCtx:
         self.to_save = tensors
 
     @property
-    def saved_tensors(self):
-        """The tensors given to ``save_for_backward``, version-checked, as a tuple."""
-        return tuple(self.saved_values)
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """The tensors given to ``save_for_backward``, version-checked, as a tuple.
+
+        Returns
+        -------
+        tuple of (Tensor or None)
+
+        Raises
+        ------
+        RuntimeError
+            When one was changed in place since it was saved, or the graph was freed by
+            an earlier backward.
+        """
+        # a FunctionCtx is always also a Node (BackwardCFunction), which unpacks them
+        return tuple(self.saved_values)  # type: ignore[attr-defined]
 
     @property
-    def saved_variables(self):
-        """Deprecated name of ``saved_tensors`` (it warns, as PyTorch's does)."""
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        """Deprecated name of ``saved_tensors`` (it warns, as PyTorch's does).
+
+        Returns
+        -------
+        tuple of (Tensor or None)
+        """
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
                       DeprecationWarning, stacklevel=2)
         return self.saved_tensors
 
-    def mark_dirty(self, *tensors):
-        """Declare the tensors ``forward`` changed in place (and returns): their version moves on."""
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare the tensors ``forward`` changed in place (and returns): their version moves on.
+
+        Parameters
+        ----------
+        *tensors : Tensor
+            Inputs that ``forward`` modified in place; each must be among its outputs.
+        """
         self.dirty_tensors = tensors
 
-    def mark_non_differentiable(self, *tensors):
-        """Declare outputs that have no gradient (such as indices): they do not require grad."""
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that have no gradient (such as indices): they do not require grad.
+
+        ``backward`` still receives a gradient for each (zeros, or None without
+        materialized gradients).
+
+        Parameters
+        ----------
+        *tensors : Tensor
+            Outputs of ``forward``.
+        """
         self.non_differentiable = tensors
 
-    def set_materialize_grads(self, value):
+    def set_materialize_grads(self, value: bool) -> None:
         """Whether ``backward`` gets zeros (``True``, the default) or ``None`` for outputs
         without a gradient.
+
+        Parameters
+        ----------
+        value : bool
         """
         self.materialize_grads = bool(value)
 
 
 class BackwardCFunction(Node, FunctionCtx):
-    """The node of a custom Function; each Function gets a subclass named ``<Name>Backward``."""
+    """The node of a custom Function; each Function gets a subclass named ``<Name>Backward``.
 
-    _forward_cls = None
+    It is the ``ctx`` of ``forward`` and ``backward``: made by ``Function.apply``, never
+    directly.
 
-    def __init__(self, next_nodes=(), output_nrs=()):
+    Parameters
+    ----------
+    next_nodes : tuple of (Node or None)
+        Where the gradient of each tensor input goes, as ``graph.next_edges`` gives them.
+    output_nrs : tuple of int
+        Which output of each of those nodes the input is.
+    """
+
+    _forward_cls: type[Function]
+    input_shapes: dict[int, tuple[int, ...]]  # of the tensor inputs, by position
+
+    def __init__(self, next_nodes: tuple[Node | None, ...] = (),
+                 output_nrs: tuple[int, ...] = ()):
         super().__init__(next_nodes, output_nrs)
         self.to_save = ()
         self.dirty_tensors = ()
         self.non_differentiable = ()
         self.materialize_grads = True
-        self.needs_input_grad = ()
-        self.output_metas = ()
-        self.tensor_positions = ()
+        self.needs_input_grad: tuple[bool, ...] = ()
+        # per output: (shape, dtype, array module), or None for one that is not a tensor
+        self.output_metas: tuple[Any, ...] = ()
+        self.tensor_positions: tuple[int, ...] = ()
         self.num_outputs = 1
         self._dtype = None  # until an output is attached: the outputs may differ in dtype
 
-    def input_dtype(self, output_nr):
+    def input_dtype(self, output_nr: int) -> np.dtype:
+        """The dtype that the gradient of output ``output_nr`` must have: that output's.
+
+        Parameters
+        ----------
+        output_nr : int
+
+        Returns
+        -------
+        numpy.dtype
+            The array dtype of that output (the outputs of a Function may differ in dtype).
+        """
         return self.output_metas[output_nr][1]
 
-    def apply(self, *grad_outputs):
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        """Run the Function's ``backward`` on the gradients of its outputs.
+
+        Missing gradients become zeros first (unless ``set_materialize_grads(False)``);
+        a gradient that broadcasts to its input's shape is summed to it.
+
+        Parameters
+        ----------
+        *grad_outputs : Tensor or None
+            One per output of ``forward``.
+
+        Returns
+        -------
+        tuple of (Tensor or None)
+            One per tensor input of ``forward``.
+
+        Raises
+        ------
+        RuntimeError
+            When ``backward`` returns the wrong number of gradients, a gradient for an
+            input that is not a tensor, or one of a shape that does not broadcast to the
+            input's.
+        """
         if self.materialize_grads:
             grad_outputs = tuple(
                 Tensor._make(_zeros(meta)) if g is None and meta is not None else g
@@ -122,7 +222,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 f"function {self.name()} returned an incorrect number of gradients (expected "
                 f"{expected}, got {len(grads)})"
             )
-        result = []
+        result: list[Tensor | None] = []
         for position, grad in enumerate(grads):
             if position not in self.tensor_positions:
                 if grad is not None:
@@ -159,7 +259,20 @@ def _broadcastable(target, shape):
 
 
 class Function:
-    """Base class of user-defined differentiable operations (see the module docstring)."""
+    """Base class of user-defined differentiable operations.
+
+    Subclass it with static ``forward`` and ``backward`` methods and call ``apply``; the
+    module's docstring (``help(nbgrad.autograd.function)``) has an example. Each subclass
+    gets its node class, ``<Name>Backward``.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Ignored: making an instance is deprecated (it warns, as in PyTorch), since every
+        method is static.
+    """
+
+    _backward_cls: type[BackwardCFunction]
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -167,32 +280,67 @@ class Function:
                                  {"_forward_cls": cls})
 
     @staticmethod
-    def forward(ctx, *args, **kwargs):
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
         """The computation, on tensors, as ``forward(ctx, *args)`` (or, PyTorch 2.0 style,
         ``forward(*args)`` with a ``setup_context(ctx, inputs, output)``); a static method.
+
+        It runs under ``no_grad``: it sees tensors, but records no graph.
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            Where to save what ``backward`` needs (absent in PyTorch 2.0's style).
+        *args, **kwargs
+            The arguments given to ``apply``.
+
+        Returns
+        -------
+        Tensor or tuple
+            The outputs; ``apply`` returns them joined to the graph.
         """
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function."
         )
 
     @staticmethod
-    def setup_context(ctx, inputs, output):
-        """PyTorch 2.0's style: fill ``ctx`` from ``inputs`` (a tuple, defaults bound) and
-        ``output`` after a ``forward`` that takes no ``ctx``. Defining it is what selects
-        that style."""
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        """PyTorch 2.0's style: fill ``ctx`` from ``inputs`` and ``output`` after a
+        ``forward`` that takes no ``ctx``. Defining it is what selects that style.
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+        inputs : tuple
+            The positional arguments of ``forward``, its defaults filled in.
+        output : Tensor or tuple
+            What ``forward`` returned.
+        """
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
-    def backward(ctx, *grad_outputs):
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
         """The vector-Jacobian product: one gradient per ``forward`` input (``None`` for
         inputs without one), from one gradient per output; a static method.
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            The ``ctx`` that ``forward`` filled.
+        *grad_outputs : Tensor or None
+            The gradient of each output of ``forward`` (zeros for an output that got none,
+            unless ``ctx.set_materialize_grads(False)``).
+
+        Returns
+        -------
+        Tensor or None, or a tuple of them
+            One per input of ``forward``; extra trailing Nones are allowed.
         """
         raise NotImplementedError(
             "You must implement either the backward or vjp method for your custom "
             "autograd.Function to use it with backward mode AD."
         )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any):
         warnings.warn(
             f"{self.__class__} should not be instantiated. Methods on autograd functions are "
             "all static, so you should invoke them on the class itself. Instantiating an "
@@ -209,9 +357,24 @@ class Function:
         )
 
     @classmethod
-    def apply(cls, *args, **kwargs):
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` and join its outputs to the graph with one node: how a custom
         Function is called (``Exp.apply(x)``), never ``forward`` directly.
+
+        The outputs are joined when grad mode is on and a tensor argument requires grad;
+        only floating-point outputs not marked non-differentiable then require grad.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            ``forward``'s arguments; each tensor among the positional ones is an input
+            of the node.
+
+        Returns
+        -------
+        Tensor or tuple
+            What ``forward`` returned, its tensors now outputs of the ``<Name>Backward``
+            node (an input returned unchanged comes back as a new tensor, a view of it).
         """
         new_style = cls.setup_context is not Function.setup_context
         if new_style:  # PyTorch binds forward's defaults first: they count as inputs
@@ -245,7 +408,13 @@ def _with_defaults(forward, args, kwargs):
 
 
 class InplaceFunction(Function):
-    """Kept for old code, as in PyTorch: a ``Function`` whose instances carry ``inplace``."""
+    """Kept for old code, as in PyTorch: a ``Function`` whose instances carry ``inplace``.
+
+    Parameters
+    ----------
+    inplace : bool
+        Stored as ``self.inplace``, for the subclass to read.
+    """
 
     def __init__(self, inplace: bool = False):
         super().__init__()
@@ -266,13 +435,23 @@ class Error(Node):
         raise RuntimeError(ONCE_DIFFERENTIABLE)
 
 
-def once_differentiable(fn):
+def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Decorate a Function's ``backward`` that cannot itself be differentiated.
 
     It runs without recording; when a double backward could pass through it (a gradient
     it receives requires grad), its results are joined to an ``Error`` node, so that
     differentiating them raises PyTorch's "trying to differentiate twice a function that
     was marked with @once_differentiable".
+
+    Parameters
+    ----------
+    fn : callable
+        The ``backward(ctx, *grad_outputs)`` to wrap (decorate it below ``@staticmethod``).
+
+    Returns
+    -------
+    callable
+        The wrapped ``backward``.
     """
     @functools.wraps(fn)
     def wrapper(ctx, *args, **kwargs):

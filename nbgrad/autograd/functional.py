@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 from .. import backend
 from ..core.engine import execute
@@ -76,8 +77,37 @@ def _root_grads(outputs, grad_outputs):
     return grads
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves."""
+def backward(tensors: Tensor | Sequence[Tensor],
+             grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             inputs: Tensor | Sequence[Tensor] | None = None) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves.
+
+    Parameters
+    ----------
+    tensors : Tensor or sequence of Tensor
+        The outputs to differentiate; each must require grad.
+    grad_tensors : Tensor or sequence of (Tensor or None), optional
+        The gradient of each output (the vector of the vector-Jacobian product), of its
+        shape and device (another dtype is cast to the output's). ``None`` stands for
+        ones, and only for an output with one element. Extra gradients are ignored.
+    retain_graph : bool, optional
+        Keep the saved values, so that the graph can be differentiated again; defaults to
+        ``create_graph``.
+    create_graph : bool
+        Record the backward pass itself, for higher derivatives (it warns, once, of the
+        reference cycle between a parameter and its ``.grad``, as PyTorch does).
+    inputs : Tensor or sequence of Tensor, optional
+        Accumulate into these tensors only (a non-leaf among them retains its gradient
+        from then on); all the leaves when omitted.
+
+    Raises
+    ------
+    RuntimeError
+        When an output does not require grad, an implicit gradient is asked for an output
+        of more than one element, a gradient's shape or device does not match, or the
+        graph was already freed by an earlier backward.
+    """
     outputs = _tensor_list(tensors, "tensors")
     if retain_graph is None:
         retain_graph = create_graph
@@ -121,8 +151,27 @@ def _warn_reference_cycle():
 
 
 @tensor_method("backward")
-def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01)."""
+def tensor_backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                    create_graph: bool = False,
+                    inputs: Tensor | Sequence[Tensor] | None = None) -> None:
+    """Compute the gradient of this tensor with respect to the graph's leaves (chapter 01).
+
+    The gradients are accumulated (added) into the leaves' ``.grad``; this is
+    ``nbgrad.autograd.backward(self, gradient, ...)``.
+
+    Parameters
+    ----------
+    gradient : Tensor, optional
+        The gradient of this tensor, of its shape; may be omitted only when it has one
+        element (the gradient is then 1).
+    retain_graph : bool, optional
+        Keep the saved values, so that the graph can be differentiated again; defaults to
+        ``create_graph``.
+    create_graph : bool
+        Record the backward pass itself, for higher derivatives.
+    inputs : Tensor or sequence of Tensor, optional
+        Accumulate into these tensors only; all the leaves when omitted.
+    """
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
@@ -132,9 +181,49 @@ def _input_edge(tensor):
     return graph.edge_of(tensor)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated."""
+def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated.
+
+    No ``.grad`` changes.
+
+    Parameters
+    ----------
+    outputs : Tensor or sequence of Tensor
+        What is differentiated; each must require grad.
+    inputs : Tensor or sequence of Tensor
+        With respect to what; each must require grad.
+    grad_outputs : Tensor or sequence of (Tensor or None), optional
+        The gradient of each output, as ``backward``'s ``grad_tensors``: ``None`` stands
+        for ones, for an output of one element.
+    retain_graph : bool, optional
+        Keep the saved values for another backward; defaults to ``create_graph``.
+    create_graph : bool
+        Record the backward pass, so that the gradients returned can be differentiated.
+    allow_unused : bool, optional
+        Return None for an input that the outputs do not depend on, instead of raising;
+        defaults to ``materialize_grads``.
+    is_grads_batched : bool
+        PyTorch's vmap over ``grad_outputs``: not supported (True raises
+        ``NotImplementedError``).
+    materialize_grads : bool
+        Return zeros rather than None for unused inputs (``allow_unused=False`` with it
+        raises ``ValueError``).
+
+    Returns
+    -------
+    tuple of (Tensor or None)
+        One gradient per input, in order.
+
+    Raises
+    ------
+    RuntimeError
+        When an output or input does not require grad, or an input is unused and
+        ``allow_unused`` is false.
+    """
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched is not supported by nbgrad")
     if allow_unused is None:

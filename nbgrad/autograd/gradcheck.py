@@ -9,6 +9,8 @@ analytical row is what backward gives for the gradient ``e_i``. They must agree 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +38,7 @@ NOT_REENTRANT = (
 )
 
 
-def _as_tuple(value):
+def _as_tuple(value: Any) -> tuple[Any, ...]:
     """The inputs or outputs as a tuple: one tensor, or a tuple or list of them."""
     if isinstance(value, tuple):
         return value
@@ -119,25 +121,48 @@ def _backward_multiplies_grad_output(outputs, inputs):
             raise GradcheckError("backward not multiplied by grad_output")
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
-              nondet_tol=0.0, **_):
+def gradcheck(func: Callable[..., Tensor | Sequence[Tensor]],
+              inputs: Tensor | tuple[Any, ...] | list[Any], *, eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+              nondet_tol: float = 0.0, **_: Any) -> bool:
     """True when autograd's gradients of ``func`` at ``inputs`` match finite differences.
 
     Parameters
     ----------
     func : callable
-        Takes the tensors of ``inputs`` and returns a tensor or a tuple of tensors.
-    inputs : Tensor or tuple or list of Tensors
-        The point of the check; those that require grad are perturbed (use float64).
+        Takes the values of ``inputs`` and returns a tensor or a tuple of tensors.
+    inputs : Tensor or tuple or list
+        The point of the check; the tensors among them that require grad are perturbed
+        (use float64: another dtype warns).
     eps, atol, rtol : float
         The finite-difference step, and the tolerances of the comparison.
     raise_exception : bool
         Raise a ``GradcheckError`` that says what differs (default), or return ``False``.
     nondet_tol : float
         How much two backward passes with the same input and gradient may differ.
+    **_
+        PyTorch's other options (``check_undefined_grad``, ``fast_mode``, ...): accepted
+        and ignored.
 
+    Returns
+    -------
+    bool
+        True if the check passes; False only with ``raise_exception=False``.
+
+    Raises
+    ------
+    GradcheckError
+        When the Jacobians differ, backward is not reentrant, or backward is not
+        multiplied by the outputs' gradient (with ``raise_exception=True``).
+    ValueError
+        When no input requires grad.
+    AssertionError
+        When the outputs change shape or dtype under the perturbation.
+
+    Notes
+    -----
     The other checks are PyTorch's: the outputs keep their shape and dtype under the
-    perturbation (``AssertionError``), backward gives the same result twice, and a zero
+    perturbation, backward gives the same result twice (within ``nondet_tol``), and a zero
     gradient of the outputs gives zero gradients of the inputs.
     """
     inputs = _as_tuple(inputs)
@@ -189,9 +214,12 @@ def _matrix(m):
     return repr(tensor(m))
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
-                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
-                  **_):
+def gradgradcheck(func: Callable[..., Tensor | Sequence[Tensor]],
+                  inputs: Tensor | tuple[Any, ...] | list[Any],
+                  grad_outputs: Tensor | tuple[Tensor, ...] | list[Tensor] | None = None, *,
+                  eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
+                  nondet_tol: float = 0.0, **_: Any) -> bool:
     """True when the second derivatives of ``func`` at ``inputs`` match finite differences.
 
     ``gradcheck`` applied to the function ``(inputs, grad_outputs) -> grad(func(inputs),
@@ -201,16 +229,18 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     Parameters
     ----------
     func : callable
-        Takes the tensors of ``inputs`` and returns a tensor or a tuple of tensors.
-    inputs : Tensor or tuple or list of Tensors
+        Takes the values of ``inputs`` and returns a tensor or a tuple of tensors.
+    inputs : Tensor or tuple or list
         The point of the check (use float64).
-    grad_outputs : Tensor or tuple of Tensors, optional
+    grad_outputs : Tensor or tuple or list of Tensor, optional
         The gradients of ``func``'s outputs; by default random ones, uniform on [-1, 1),
         that require grad (drawn from the generator that ``manual_seed`` seeds).
     eps, atol, rtol, raise_exception, nondet_tol
         As for ``gradcheck``.
     gen_non_contig_grad_outputs : bool
         Make the random ``grad_outputs`` non-contiguous.
+    **_
+        PyTorch's other options: accepted and ignored.
 
     Returns
     -------

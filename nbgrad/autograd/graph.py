@@ -10,11 +10,16 @@ Every operation does the same three things when it records itself:
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
 
 from ..core.grad_mode import grad_mode
-from ..core.node import AccumulateGrad, SavedOutput, SavedTensor, attach
+from ..core.node import AccumulateGrad, Node, SavedOutput, SavedTensor, attach
 from ..core.saved import hook_stack, hooks_in_use, packed, pop_hooks, push_hooks
 from ..tensor import Tensor
+
+NodeT = TypeVar("NodeT", bound=Node)  # record returns the node of the class it is given
 
 # PyTorch's torch.autograd.graph (the saved-tensor hooks), then how an operation joins the
 # graph, the API every op in nbgrad/ops/ uses
@@ -24,19 +29,39 @@ __all__ = ["disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks", 
 NO_EDGE = (None, 0)
 
 
-def should_record(*operands):
+def should_record(*operands: object) -> bool:
     """Whether an operation on ``operands`` joins the graph: grad mode is on, and one of
-    them is a tensor that requires grad (numbers and ``None`` never do)."""
+    them is a tensor that requires grad (numbers and ``None`` never do).
+
+    Parameters
+    ----------
+    *operands
+        The operation's inputs, of any kind.
+
+    Returns
+    -------
+    bool
+    """
     for value in operands:
         if getattr(value, "_requires_grad", False):
             return grad_mode.enabled
     return False
 
 
-def grad_accumulator(leaf):
+def grad_accumulator(leaf: Tensor) -> AccumulateGrad:
     """The leaf's ``AccumulateGrad`` node, shared by every graph that uses the leaf.
 
     The leaf holds it weakly (the node holds the leaf), so no reference cycle forms.
+
+    Parameters
+    ----------
+    leaf : Tensor
+        A leaf that requires grad.
+
+    Returns
+    -------
+    AccumulateGrad
+        The node that adds the gradients reaching it into ``leaf.grad``; made on first use.
     """
     ref = leaf._accumulator
     node = ref() if ref is not None else None
@@ -46,10 +71,26 @@ def grad_accumulator(leaf):
     return node
 
 
-def next_edges(inputs):
-    """Where the gradient of each input goes, as a node's constructor takes it: the nodes,
-    and which output of each node the input is (two flat tuples)."""
-    nodes, output_nrs = [], []
+def next_edges(inputs: Sequence[object]) -> tuple[tuple[Node | None, ...], tuple[int, ...]]:
+    """Where the gradient of each input goes, as a node's constructor takes it.
+
+    A view whose base was changed in place since gets its ``grad_fn`` regenerated first.
+
+    Parameters
+    ----------
+    inputs : sequence
+        An operation's inputs: tensors, or numbers (which take no gradient).
+
+    Returns
+    -------
+    nodes : tuple of (Node or None)
+        Per input, the node its gradient goes to: its ``grad_fn``, a leaf's
+        ``AccumulateGrad``, or None for an input that takes no gradient.
+    output_nrs : tuple of int
+        Per input, which output of that node it is (0 for None).
+    """
+    nodes: list[Node | None] = []
+    output_nrs: list[int] = []
     for t in inputs:
         fn, output_nr = NO_EDGE  # a number, or a leaf that needs no gradient: nowhere
         if isinstance(t, Tensor):
@@ -63,16 +104,26 @@ def next_edges(inputs):
                 fn, output_nr = grad_accumulator(t), 0
         nodes.append(fn)
         output_nrs.append(output_nr)
-    output_nrs = tuple(output_nrs)
+    nrs = tuple(output_nrs)
     # Nearly every edge leads to output 0: share those tuples rather than keep one per node.
-    return tuple(nodes), _ALL_OUTPUT_0.get(output_nrs, output_nrs)
+    return tuple(nodes), _ALL_OUTPUT_0.get(nrs, nrs)
 
 
 _ALL_OUTPUT_0 = {(0,) * n: (0,) * n for n in range(1, 9)}
 
 
-def edge_of(tensor):
-    """The edge ``(node, output_nr)`` that ``tensor``'s gradient takes (see ``next_edges``)."""
+def edge_of(tensor: object) -> tuple[Node | None, int]:
+    """The edge ``(node, output_nr)`` that ``tensor``'s gradient takes (see ``next_edges``).
+
+    Parameters
+    ----------
+    tensor : Tensor or number
+
+    Returns
+    -------
+    tuple of (Node or None, int)
+        ``(None, 0)`` when it takes no gradient.
+    """
     (fn,), (output_nr,) = next_edges((tensor,))
     return fn, output_nr
 
@@ -80,15 +131,30 @@ def edge_of(tensor):
 OUTPUT = object()  # stands for the output in ``record(..., saved=...)``
 
 
-def record(node_cls, output, inputs, saved=(), **attributes):
+def record(node_cls: type[NodeT], output: Tensor | tuple[Tensor, ...], inputs: Sequence[object],
+           saved: Sequence[object] = (), **attributes: Any) -> NodeT:
     """Create the node for ``output = op(*inputs)`` and attach it.
 
-    ``output`` is the result, or a tuple of results for an operation with several
-    (``unbind``): result ``i`` is output ``i`` of the node. ``inputs`` are the operands: a
-    number among them has no edge. ``saved`` are the values backward needs (tensors are
-    version-checked); ``OUTPUT`` among them saves the (single) output itself.
-    ``attributes`` are plain values the formula needs, such as shapes or dims (they are
-    not freed after backward).
+    Parameters
+    ----------
+    node_cls : type
+        The ``Node`` subclass of the operation (``MulBackward0``).
+    output : Tensor or tuple of Tensor
+        The result, or a tuple of results for an operation with several (``unbind``):
+        result ``i`` is output ``i`` of the node.
+    inputs : sequence
+        The operands: a number among them has no edge.
+    saved : sequence
+        The values backward needs (tensors are version-checked); ``OUTPUT`` among them
+        saves the (single) output itself. They are freed after backward.
+    **attributes
+        Plain values the formula needs, such as shapes or dims, set on the node (they are
+        not freed after backward).
+
+    Returns
+    -------
+    Node
+        The new node, now ``output.grad_fn``.
     """
     node = node_cls(*next_edges(inputs))
     if type(output) is tuple:
@@ -131,7 +197,7 @@ class saved_tensors_hooks:
         ``what pack_hook returned -> tensor``.
     """
 
-    def __init__(self, pack_hook, unpack_hook):
+    def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]):
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 

@@ -18,9 +18,21 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
-    """``Variable(data, requires_grad=False)`` returns a Tensor sharing ``data``'s storage."""
+    """``Variable(data, requires_grad=False)`` returns a Tensor sharing ``data``'s storage.
 
-    def __new__(cls, data, requires_grad=False, volatile=False):
+    Parameters
+    ----------
+    data : Tensor
+        The tensor whose storage the result shares (anything else raises ``TypeError``).
+    requires_grad : bool
+        Whether the result, a new leaf, requires grad.
+    volatile : bool
+        Pre-0.4 PyTorch's ``no_grad``: it now only warns and has no effect.
+    """
+
+    # a Variable is made as a Tensor, as in PyTorch: mypy expects __new__ to make its class
+    def __new__(cls, data: Tensor, requires_grad: bool = False,  # type: ignore[misc]
+                volatile: bool = False) -> Tensor:
         if volatile:
             warnings.warn(
                 "volatile was removed and now has no effect. Use `with torch.no_grad():` "

@@ -9,6 +9,10 @@ None, as PyTorch reports where cuDNN is missing.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["allow_tf32", "benchmark", "benchmark_limit", "deterministic", "enabled", "flags",
            "is_available", "version"]
@@ -21,17 +25,28 @@ allow_tf32 = True
 
 
 def is_available() -> bool:
-    """Whether cuDNN can be used: never by nbgrad."""
+    """Whether cuDNN can be used: never by nbgrad.
+
+    Returns
+    -------
+    bool
+        False.
+    """
     return False
 
 
 def version() -> None:
-    """cuDNN's version: None, since nbgrad uses none."""
+    """cuDNN's version: None, since nbgrad uses none.
+
+    Returns
+    -------
+    None
+    """
 
 
 @contextlib.contextmanager
 def flags(enabled: bool = False, benchmark: bool = False, benchmark_limit: int = 10,
-          deterministic: bool = False, allow_tf32: bool = True):
+          deterministic: bool = False, allow_tf32: bool = True) -> Iterator[None]:
     """Set every flag (those not given to PyTorch's defaults for ``flags``) inside the block,
     and restore them after it, as ``torch.backends.cudnn.flags`` does.
 
@@ -39,6 +54,10 @@ def flags(enabled: bool = False, benchmark: bool = False, benchmark_limit: int =
     ----------
     enabled, benchmark, benchmark_limit, deterministic, allow_tf32
         The flags' values inside the block.
+
+    Yields
+    ------
+    None
     """
     module = globals()
     names = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")

@@ -6,11 +6,22 @@ __all__ = ["is_available", "is_built"]
 
 
 def is_available() -> bool:
-    """Whether the MPS backend can be used: never in nbgrad (``device("mps")`` is not one
-    of its devices)."""
+    """Whether the MPS backend can be used: never in nbgrad.
+
+    Returns
+    -------
+    bool
+        False: ``device("mps")`` is not one of nbgrad's devices.
+    """
     return False
 
 
 def is_built() -> bool:
-    """Whether nbgrad was built with MPS support: it never is."""
+    """Whether nbgrad was built with MPS support: it never is.
+
+    Returns
+    -------
+    bool
+        False.
+    """
     return False

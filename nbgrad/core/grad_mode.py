@@ -13,6 +13,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable
+from typing import Any, Self
 
 
 class GradMode(threading.local):
@@ -26,8 +27,13 @@ class GradMode(threading.local):
 grad_mode = GradMode()
 
 
-def is_grad_enabled():
-    """Whether operations are recorded now (in this thread)."""
+def is_grad_enabled() -> bool:
+    """Whether operations are recorded now (in this thread).
+
+    Returns
+    -------
+    bool
+    """
     return grad_mode.enabled
 
 
@@ -61,8 +67,14 @@ class _GradModeContext:
 
         return wrapper
 
-    def clone(self):
-        """A fresh context of the same mode: each call of a decorated function enters its own."""
+    def clone(self) -> Self:
+        """A fresh context of the same mode: each call of a decorated function enters its own.
+
+        Returns
+        -------
+        context manager
+            One of this class, in this mode.
+        """
         return self.__class__()
 
 
@@ -109,28 +121,60 @@ def _generator_in_mode(make_context, func):
 class _NoArgumentContext(_GradModeContext):
     """A context that also decorates without parentheses: ``@no_grad`` as ``@no_grad()``."""
 
-    def __new__(cls, func=None):
+    def __new__(cls, func: Callable[..., Any] | None = None) -> Any:
         if func is None:
             return super().__new__(cls)
         return cls()(func)
 
 
 class no_grad(_NoArgumentContext):
-    """Operations inside record no graph: their results do not require grad."""
+    """Context manager in which operations record no graph: their results do not require grad.
+
+    Factory functions given ``requires_grad=True`` still make leaves that require grad, as in
+    PyTorch. Per thread. Also a decorator, with or without parentheses (``@no_grad`` or
+    ``@no_grad()``).
+
+    Parameters
+    ----------
+    func : callable, optional
+        The function decorated by ``@no_grad`` without parentheses; ``no_grad(func)`` then
+        returns the decorated function, not a context manager.
+    """
 
     mode = False
 
 
 class enable_grad(_NoArgumentContext):
-    """Turns recording back on inside a ``no_grad`` region."""
+    """Context manager that turns recording back on inside a ``no_grad`` region.
+
+    Per thread. Also a decorator, with or without parentheses.
+
+    Parameters
+    ----------
+    func : callable, optional
+        The function decorated by ``@enable_grad`` without parentheses; ``enable_grad(func)``
+        then returns the decorated function, not a context manager.
+    """
 
     mode = True
 
 
 class set_grad_enabled(_GradModeContext):
-    """``set_grad_enabled(False)`` is ``no_grad()``; used as a plain call it sets the mode."""
+    """Set recording on or off: ``set_grad_enabled(False)`` is ``no_grad()``.
 
-    def __init__(self, mode):
+    The mode changes when the object is made, so a plain call sets it for good (in this
+    thread); used as a context manager it restores the previous mode on exit, and as a
+    decorator it leaves the mode alone until the decorated function runs.
+
+    Parameters
+    ----------
+    mode : bool
+        Record (True) or not (False). Anything but a bool raises ``TypeError``, as in PyTorch.
+    """
+
+    mode: bool
+
+    def __init__(self, mode: bool):
         if type(mode) is not bool:
             raise TypeError(
                 f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
@@ -140,7 +184,7 @@ class set_grad_enabled(_GradModeContext):
         self.mode = mode
         grad_mode.enabled = mode
 
-    def clone(self):
+    def clone(self) -> Self:
         return self.__class__(self.mode)
 
     def __call__(self, func):
@@ -189,6 +233,8 @@ class inference_mode(_GradModeContext):
     again (in PyTorch results still need no grad there).
     """
 
+    mode: bool
+
     def __new__(cls, mode=True):
         if callable(mode):  # @inference_mode without parentheses
             return cls()(mode)
@@ -199,7 +245,7 @@ class inference_mode(_GradModeContext):
             return
         self.mode = mode
 
-    def clone(self):
+    def clone(self) -> Self:
         return self.__class__(self.mode)
 
     def __enter__(self):
@@ -212,7 +258,12 @@ class inference_mode(_GradModeContext):
 
 
 def is_inference_mode_enabled() -> bool:
-    """Whether inference mode is on (in this thread)."""
+    """Whether inference mode is on (in this thread).
+
+    Returns
+    -------
+    bool
+    """
     return grad_mode.inference
 
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 import itertools
 import re
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 from .anomaly import anomaly, forward_stack
 from .grad_mode import grad_mode
@@ -72,8 +74,14 @@ class Node:
             self.metadata["traceback_"] = forward_stack()
 
     @property
-    def next_functions(self):
-        """One edge ``(node, output_nr)`` per input: where that input's gradient goes."""
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """One edge ``(node, output_nr)`` per input: where that input's gradient goes.
+
+        Returns
+        -------
+        tuple of (Node or None, int)
+            ``(None, 0)`` for an input that takes no gradient.
+        """
         return tuple(zip(self._next_nodes, self._output_nrs))
 
     def apply(self, *grad_outputs):
@@ -122,14 +130,27 @@ class Node:
     # ``_saved_<name>`` and ``_raw_saved_<name>``: ``core/saved.py`` gives Node its
     # ``__getattr__`` (called only for attributes not found) and ``__dir__``.
 
-    def name(self):
+    def name(self) -> str:
+        """The node's class name, as PyTorch's: ``"MulBackward0"``.
+
+        Returns
+        -------
+        str
+        """
         return type(self).__name__
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
     @property
-    def metadata(self):
+    def metadata(self) -> dict[str, Any]:
+        """A dict for anything worth keeping on the node (``detect_anomaly`` keeps the
+        forward pass's traceback there, as ``"traceback_"``).
+
+        Returns
+        -------
+        dict
+        """
         return self._node_hooks().metadata
 
     # -- hooks ------------------------------------------------------------------------
@@ -138,12 +159,37 @@ class Node:
             self._hooks = NodeHooks()
         return self._hooks
 
-    def register_hook(self, fn):
-        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs.
+
+        Parameters
+        ----------
+        fn : callable
+            Given two tuples, the gradients this node computed (one per
+            ``next_functions`` entry) and those it received; it returns None or a
+            replacement for the first.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         return add_hook(self._node_hooks().post, fn)
 
-    def register_prehook(self, fn):
-        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs.
+
+        Parameters
+        ----------
+        fn : callable
+            Given the tuple of gradients this node received; it returns None or a
+            replacement.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         return add_hook(self._node_hooks().pre, fn)
 
 
@@ -170,7 +216,8 @@ class RemovableHandle:
         self._hooks = weakref.ref(hooks) if _weakrefable(hooks) else (lambda: hooks)
         self.id = next(RemovableHandle._ids)
 
-    def remove(self):
+    def remove(self) -> None:
+        """Unregister the hook (nothing happens if it already was)."""
         hooks = self._hooks()
         if hooks is not None:
             hooks.pop(self.id, None)

@@ -7,26 +7,54 @@ defined (``@op(..., layer="Tanh")``); those layers are made here, one class each
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .. import creation
-from ..ops.declare import OPS
+from ..ops.declare import OPS, Op
 from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
 
+if TYPE_CHECKING:
+    from ..dtypes import dtype
+    from ..types import DeviceLike
 
-def _layer(declared):
+# The docstring sections of a layer that takes no options (``Module.__init__`` rejects any
+# argument) and of a ``forward`` that maps one tensor to one tensor.
+_NO_OPTIONS = """
+Parameters
+----------
+*args, **kwargs
+    None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+    PyTorch).
+"""
+_TENSOR_TO_TENSOR = """
+Parameters
+----------
+input : Tensor
+
+Returns
+-------
+Tensor
+"""
+
+
+def _layer(declared: Op) -> type[Module]:
     """The layer ``nn.<declared.layer>``: ``forward`` applies the operation."""
     function = declared.function
+    called = f"F.{declared.name}" if declared.functional else f"nbgrad.{declared.name}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return function(input)
 
-    forward.__doc__ = function.__doc__
-    summary = (function.__doc__ or "").strip().splitlines()[0]
+    # the op's summary: its docstring's first paragraph, on one line
+    summary = " ".join((function.__doc__ or "").strip().split("\n\n")[0].split()).rstrip(".")
+    # "The hyperbolic tangent ..." continues a sentence here ("Tanh" or "NumPy" would stay)
+    continued = summary[:1].lower() + summary[1:] if summary[1:2].islower() else summary
+    forward.__doc__ = f"``{called}(input)``: {continued}.\n{_TENSOR_TO_TENSOR}"
     return type(declared.layer, (Module,), {
-        "__doc__": f"The layer of ``{declared.name}``: {summary}",
+        "__doc__": f"{summary} (``{called}``).\n{_NO_OPTIONS}",
         "__module__": __name__,
         "__qualname__": declared.layer,
         "forward": forward,
@@ -43,58 +71,128 @@ __all__ = ["ReLU", "Softmax", "LogSoftmax", "Softmin", "LeakyReLU", "GELU", "ELU
 
 
 class ReLU(Module):
-    """``max(x, 0)``; ``inplace=True`` overwrites the input (``relu_``)."""
+    """``max(x, 0)`` of each element (``F.relu``).
 
-    def __init__(self, inplace=False):
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input (``relu_``).
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.relu(input, inplace)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return F.relu(input, inplace=self.inplace)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
 
 
 class Softmax(Module):
-    """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution."""
+    """``exp(x) / sum(exp(x))`` along ``dim`` (``F.softmax``): each slice becomes a
+    probability distribution.
 
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.softmax(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
-
-
-class LogSoftmax(Module):
-    """``log(softmax(x))`` along ``dim``, computed without forming the softmax."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.log_softmax(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
-
-
-class Softmin(Module):
-    """``softmax(-x)`` along ``dim``: a distribution that favours small values."""
+    Parameters
+    ----------
+    dim : int, optional
+        The dimension of the slices; without it, PyTorch's implicit choice (with its
+        deprecation warning, at the first ``forward``).
+    """
 
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.softmax(input, dim)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """``log(softmax(x))`` along ``dim``, computed without forming the softmax
+    (``F.log_softmax``).
+
+    Parameters
+    ----------
+    dim : int, optional
+        The dimension of the slices; without it, PyTorch's implicit choice (with its
+        deprecation warning, at the first ``forward``).
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.log_softmax(input, dim)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim`` (``F.softmin``): a distribution that favours small
+    values.
+
+    Parameters
+    ----------
+    dim : int, optional
+        The dimension of the slices; without it, PyTorch's implicit choice (with its
+        deprecation warning, at the first ``forward``).
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.softmin(input, dim)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return F.softmin(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
@@ -105,10 +203,20 @@ class _Activation(Module):
     _function: Callable[..., Tensor] | None = None
     _options: tuple[str, ...] = ()
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """The layer's function of ``input``, with the layer's options.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return type(self)._function(input, *[getattr(self, name) for name in self._options])
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         shown = [f"{name}={getattr(self, name)!r}" for name in self._options if name != "inplace"]
         if getattr(self, "inplace", False):
             shown.append("inplace=True")
@@ -116,7 +224,15 @@ class _Activation(Module):
 
 
 class LeakyReLU(_Activation):
-    """``x`` where positive, else ``negative_slope * x`` (``F.leaky_relu``)."""
+    """``x`` where positive, else ``negative_slope * x`` (``F.leaky_relu``).
+
+    Parameters
+    ----------
+    negative_slope : float
+        The slope for negative inputs.
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.leaky_relu
     _options = ("negative_slope", "inplace")
@@ -128,7 +244,13 @@ class LeakyReLU(_Activation):
 
 
 class GELU(_Activation):
-    """``x * Phi(x)``, exact or (``approximate='tanh'``) approximated (``F.gelu``)."""
+    """``x * Phi(x)``, ``Phi`` the standard normal CDF, exact or approximated (``F.gelu``).
+
+    Parameters
+    ----------
+    approximate : str
+        ``'none'`` (exact, with ``erf``) or ``'tanh'``.
+    """
 
     _function = F.gelu
     _options = ("approximate",)
@@ -139,7 +261,15 @@ class GELU(_Activation):
 
 
 class ELU(_Activation):
-    """``x`` where positive, else ``alpha * (exp(x) - 1)`` (``F.elu``)."""
+    """``x`` where positive, else ``alpha * (exp(x) - 1)`` (``F.elu``).
+
+    Parameters
+    ----------
+    alpha : float
+        The value approached for large negative ``x`` is ``-alpha``.
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.elu
     _options = ("alpha", "inplace")
@@ -151,7 +281,15 @@ class ELU(_Activation):
 
 
 class CELU(ELU):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``).
+
+    Parameters
+    ----------
+    alpha : float
+        Must not be 0 (PyTorch's error, at the first ``forward``).
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.celu
 
@@ -165,46 +303,91 @@ class _InplaceOnly(_Activation):
 
 
 class SELU(_InplaceOnly):
-    """``scale * elu(x, alpha)`` with the self-normalising constants (``F.selu``)."""
+    """``scale * elu(x, alpha)`` with the self-normalising constants (``F.selu``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.selu
 
 
 class SiLU(_InplaceOnly):
-    """``x * sigmoid(x)`` (``F.silu``)."""
+    """``x * sigmoid(x)`` (``F.silu``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.silu
 
 
 class Mish(_InplaceOnly):
-    """``x * tanh(softplus(x))`` (``F.mish``)."""
+    """``x * tanh(softplus(x))`` (``F.mish``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.mish
 
 
 class ReLU6(_InplaceOnly):
-    """``min(max(x, 0), 6)`` (``F.relu6``)."""
+    """``min(max(x, 0), 6)`` (``F.relu6``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.relu6
 
 
 class Hardsigmoid(_InplaceOnly):
-    """``x / 6 + 1/2`` clamped to ``[0, 1]`` (``F.hardsigmoid``); PyTorch shows no options."""
+    """``x / 6 + 1/2`` clamped to ``[0, 1]`` (``F.hardsigmoid``); its repr shows no
+    options, as PyTorch's.
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.hardsigmoid
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return ""
 
 
 class Hardswish(Hardsigmoid):
-    """``x * relu6(x + 3) / 6`` (``F.hardswish``)."""
+    """``x * relu6(x + 3) / 6`` (``F.hardswish``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.hardswish
 
 
 class Softplus(_Activation):
-    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (``F.softplus``)."""
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (``F.softplus``).
+
+    Parameters
+    ----------
+    beta : float
+    threshold : float
+        Where ``beta * x > threshold`` the result is ``x`` itself (for numerical
+        stability, as in PyTorch).
+    """
 
     _function = F.softplus
     _options = ("beta", "threshold")
@@ -216,7 +399,15 @@ class Softplus(_Activation):
 
 
 class Hardtanh(_Activation):
-    """``x`` clamped to ``[min_val, max_val]`` (``F.hardtanh``)."""
+    """``x`` clamped to ``[min_val, max_val]`` (``F.hardtanh``).
+
+    Parameters
+    ----------
+    min_val, max_val : float
+        ``max_val`` must be greater (else an ``AssertionError``, as in PyTorch).
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.hardtanh
     _options = ("min_val", "max_val", "inplace")
@@ -231,25 +422,51 @@ class Hardtanh(_Activation):
 
 
 class Softsign(_Activation):
-    """``x / (1 + |x|)`` (``F.softsign``)."""
+    """``x / (1 + |x|)`` (``F.softsign``).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+        PyTorch).
+    """
 
     _function = F.softsign
 
 
 class Tanhshrink(_Activation):
-    """``x - tanh(x)`` (``F.tanhshrink``)."""
+    """``x - tanh(x)`` (``F.tanhshrink``).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+        PyTorch).
+    """
 
     _function = F.tanhshrink
 
 
 class LogSigmoid(_Activation):
-    """``log(sigmoid(x))`` (``F.logsigmoid``)."""
+    """``log(sigmoid(x))`` (``F.logsigmoid``).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+        PyTorch).
+    """
 
     _function = F.logsigmoid
 
 
 class Hardshrink(_Activation):
-    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
+    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``).
+
+    Parameters
+    ----------
+    lambd : float
+    """
 
     _function = F.hardshrink
     _options = ("lambd",)
@@ -258,18 +475,31 @@ class Hardshrink(_Activation):
         super().__init__()
         self.lambd = lambd
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"{self.lambd}"
 
 
 class Softshrink(Hardshrink):
-    """``x`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it (``F.softshrink``)."""
+    """``x`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it (``F.softshrink``).
+
+    Parameters
+    ----------
+    lambd : float
+        Must be at least 0 (PyTorch's error, at the first ``forward``).
+    """
 
     _function = F.softshrink
 
 
 class Threshold(_Activation):
-    """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
+    """``x`` where ``x > threshold``, else ``value`` (``F.threshold``).
+
+    Parameters
+    ----------
+    threshold, value : float
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function = F.threshold
     _options = ("threshold", "value", "inplace")
@@ -290,10 +520,14 @@ class PReLU(Module):
         1, or the number of channels (dim 1 of the input).
     init : float
         The slopes' initial value (0.25).
+    device : nbgrad.device or str, optional
+        Where the slopes live (the default device when omitted).
+    dtype : nbgrad.dtype, optional
+        The slopes' dtype (the default dtype when omitted).
     """
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
-                 dtype=None) -> None:
+    def __init__(self, num_parameters: int = 1, init: float = 0.25,
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
@@ -304,8 +538,19 @@ class PReLU(Module):
         """Set every slope back to ``init``."""
         self.weight.data.fill_(self.init)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.prelu(input, weight)``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Its dim 1 holds the channels when there is one slope per channel.
+
+        Returns
+        -------
+        Tensor
+        """
         return F.prelu(input, self.weight)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"

@@ -7,8 +7,10 @@ The public names of ``nbgrad.nn.activation``, each imported from where it is def
 """
 
 from collections.abc import Callable
+from nbgrad.dtypes import dtype
 from nbgrad.nn.module import Module
 from nbgrad.tensor import Tensor
+from nbgrad.types import DeviceLike
 
 __all__ = [
     'CELU', 'ELU', 'GELU', 'Hardshrink', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'LeakyReLU',
@@ -19,66 +21,144 @@ __all__ = [
 
 
 class ReLU(Module):
-    """``max(x, 0)``; ``inplace=True`` overwrites the input (``relu_``)."""
+    """``max(x, 0)`` of each element (``F.relu``).
 
-    def __init__(self, inplace=False):
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input (``relu_``).
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
 
-    def forward(self, input):
-        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
-        Call the module rather than ``forward`` itself: the call also runs the hooks.
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.relu(input, inplace)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
         """
 
 
 class Softmax(Module):
-    """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution."""
+    """``exp(x) / sum(exp(x))`` along ``dim`` (``F.softmax``): each slice becomes a
+    probability distribution.
 
-    def __init__(self, dim=None):
-        """Initialize self.  See help(type(self)) for accurate signature."""
-
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
-
-    def forward(self, input):
-        """The computation of the module, run by ``module(*input)``: every subclass defines it.
-
-        Call the module rather than ``forward`` itself: the call also runs the hooks.
-        """
-
-
-class LogSoftmax(Module):
-    """``log(softmax(x))`` along ``dim``, computed without forming the softmax."""
-
-    def __init__(self, dim=None):
-        """Initialize self.  See help(type(self)) for accurate signature."""
-
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
-
-    def forward(self, input):
-        """The computation of the module, run by ``module(*input)``: every subclass defines it.
-
-        Call the module rather than ``forward`` itself: the call also runs the hooks.
-        """
-
-
-class Softmin(Module):
-    """``softmax(-x)`` along ``dim``: a distribution that favours small values."""
+    Parameters
+    ----------
+    dim : int, optional
+        The dimension of the slices; without it, PyTorch's implicit choice (with its
+        deprecation warning, at the first ``forward``).
+    """
 
     def __init__(self, dim: int | None = None) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
 
-    def forward(self, input):
-        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
-        Call the module rather than ``forward`` itself: the call also runs the hooks.
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.softmax(input, dim)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class LogSoftmax(Module):
+    """``log(softmax(x))`` along ``dim``, computed without forming the softmax
+    (``F.log_softmax``).
+
+    Parameters
+    ----------
+    dim : int, optional
+        The dimension of the slices; without it, PyTorch's implicit choice (with its
+        deprecation warning, at the first ``forward``).
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.log_softmax(input, dim)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
+
+
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim`` (``F.softmin``): a distribution that favours small
+    values.
+
+    Parameters
+    ----------
+    dim : int, optional
+        The dimension of the slices; without it, PyTorch's implicit choice (with its
+        deprecation warning, at the first ``forward``).
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        """Initialize self.  See help(type(self)) for accurate signature."""
+
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.softmin(input, dim)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
         """
 
 
@@ -91,18 +171,38 @@ class _Activation(Module):
 
     _options: tuple[str, ...]
 
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
 
-    def forward(self, input):
-        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
-        Call the module rather than ``forward`` itself: the call also runs the hooks.
+    def forward(self, input: Tensor) -> Tensor:
+        """The layer's function of ``input``, with the layer's options.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
         """
 
 
 class LeakyReLU(_Activation):
-    """``x`` where positive, else ``negative_slope * x`` (``F.leaky_relu``)."""
+    """``x`` where positive, else ``negative_slope * x`` (``F.leaky_relu``).
+
+    Parameters
+    ----------
+    negative_slope : float
+        The slope for negative inputs.
+    inplace : bool
+        Overwrite the input.
+    """
 
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -113,7 +213,13 @@ class LeakyReLU(_Activation):
 
 
 class GELU(_Activation):
-    """``x * Phi(x)``, exact or (``approximate='tanh'``) approximated (``F.gelu``)."""
+    """``x * Phi(x)``, ``Phi`` the standard normal CDF, exact or approximated (``F.gelu``).
+
+    Parameters
+    ----------
+    approximate : str
+        ``'none'`` (exact, with ``erf``) or ``'tanh'``.
+    """
 
     def __init__(self, approximate: str = 'none') -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -124,7 +230,15 @@ class GELU(_Activation):
 
 
 class ELU(_Activation):
-    """``x`` where positive, else ``alpha * (exp(x) - 1)`` (``F.elu``)."""
+    """``x`` where positive, else ``alpha * (exp(x) - 1)`` (``F.elu``).
+
+    Parameters
+    ----------
+    alpha : float
+        The value approached for large negative ``x`` is ``-alpha``.
+    inplace : bool
+        Overwrite the input.
+    """
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -146,31 +260,65 @@ class _InplaceOnly(_Activation):
 
 
 class SELU(_InplaceOnly):
-    """``scale * elu(x, alpha)`` with the self-normalising constants (``F.selu``)."""
+    """``scale * elu(x, alpha)`` with the self-normalising constants (``F.selu``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class CELU(ELU):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``).
+
+    Parameters
+    ----------
+    alpha : float
+        Must not be 0 (PyTorch's error, at the first ``forward``).
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class SiLU(_InplaceOnly):
-    """``x * sigmoid(x)`` (``F.silu``)."""
+    """``x * sigmoid(x)`` (``F.silu``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class Mish(_InplaceOnly):
-    """``x * tanh(softplus(x))`` (``F.mish``)."""
+    """``x * tanh(softplus(x))`` (``F.mish``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class Softplus(_Activation):
-    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (``F.softplus``)."""
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (``F.softplus``).
+
+    Parameters
+    ----------
+    beta : float
+    threshold : float
+        Where ``beta * x > threshold`` the result is ``x`` itself (for numerical
+        stability, as in PyTorch).
+    """
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -181,7 +329,15 @@ class Softplus(_Activation):
 
 
 class Hardtanh(_Activation):
-    """``x`` clamped to ``[min_val, max_val]`` (``F.hardtanh``)."""
+    """``x`` clamped to ``[min_val, max_val]`` (``F.hardtanh``).
+
+    Parameters
+    ----------
+    min_val, max_val : float
+        ``max_val`` must be greater (else an ``AssertionError``, as in PyTorch).
+    inplace : bool
+        Overwrite the input.
+    """
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -192,46 +348,97 @@ class Hardtanh(_Activation):
 
 
 class ReLU6(_InplaceOnly):
-    """``min(max(x, 0), 6)`` (``F.relu6``)."""
+    """``min(max(x, 0), 6)`` (``F.relu6``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class Hardsigmoid(_InplaceOnly):
-    """``x / 6 + 1/2`` clamped to ``[0, 1]`` (``F.hardsigmoid``); PyTorch shows no options."""
+    """``x / 6 + 1/2`` clamped to ``[0, 1]`` (``F.hardsigmoid``); its repr shows no
+    options, as PyTorch's.
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function: Callable[..., Tensor] | None
 
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
 
 class Hardswish(Hardsigmoid):
-    """``x * relu6(x + 3) / 6`` (``F.hardswish``)."""
+    """``x * relu6(x + 3) / 6`` (``F.hardswish``).
+
+    Parameters
+    ----------
+    inplace : bool
+        Overwrite the input.
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class Softsign(_Activation):
-    """``x / (1 + |x|)`` (``F.softsign``)."""
+    """``x / (1 + |x|)`` (``F.softsign``).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+        PyTorch).
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class Tanhshrink(_Activation):
-    """``x - tanh(x)`` (``F.tanhshrink``)."""
+    """``x - tanh(x)`` (``F.tanhshrink``).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+        PyTorch).
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class LogSigmoid(_Activation):
-    """``log(sigmoid(x))`` (``F.logsigmoid``)."""
+    """``log(sigmoid(x))`` (``F.logsigmoid``).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+        PyTorch).
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class Hardshrink(_Activation):
-    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
+    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``).
+
+    Parameters
+    ----------
+    lambd : float
+    """
 
     def __init__(self, lambd: float = 0.5) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -240,18 +447,37 @@ class Hardshrink(_Activation):
 
     _options: tuple[str, ...]
 
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
 
 class Softshrink(Hardshrink):
-    """``x`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it (``F.softshrink``)."""
+    """``x`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it (``F.softshrink``).
+
+    Parameters
+    ----------
+    lambd : float
+        Must be at least 0 (PyTorch's error, at the first ``forward``).
+    """
 
     _function: Callable[..., Tensor] | None
 
 
 class Threshold(_Activation):
-    """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
+    """``x`` where ``x > threshold``, else ``value`` (``F.threshold``).
+
+    Parameters
+    ----------
+    threshold, value : float
+    inplace : bool
+        Overwrite the input.
+    """
 
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -270,18 +496,35 @@ class PReLU(Module):
         1, or the number of channels (dim 1 of the input).
     init : float
         The slopes' initial value (0.25).
+    device : nbgrad.device or str, optional
+        Where the slopes live (the default device when omitted).
+    dtype : nbgrad.dtype, optional
+        The slopes' dtype (the default dtype when omitted).
     """
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
 
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
 
-    def forward(self, input):
-        """The computation of the module, run by ``module(*input)``: every subclass defines it.
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
 
-        Call the module rather than ``forward`` itself: the call also runs the hooks.
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.prelu(input, weight)``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Its dim 1 holds the channels when there is one slope per channel.
+
+        Returns
+        -------
+        Tensor
         """
 
     def reset_parameters(self) -> None:
@@ -289,14 +532,46 @@ class PReLU(Module):
 
 
 class Sigmoid(Module):
-    """The layer of ``sigmoid``: ``1 / (1 + exp(-x))`` of each element."""
+    """``1 / (1 + exp(-x))`` of each element (``F.sigmoid``).
 
-    def forward(self, input):
-        """``1 / (1 + exp(-x))`` of each element."""
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+        PyTorch).
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.sigmoid(input)``: ``1 / (1 + exp(-x))`` of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
 
 
 class Tanh(Module):
-    """The layer of ``tanh``: The hyperbolic tangent of each element."""
+    """The hyperbolic tangent of each element (``F.tanh``).
 
-    def forward(self, input):
-        """The hyperbolic tangent of each element."""
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted: the layer has no options (an argument is a ``TypeError``, as in
+        PyTorch).
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``F.tanh(input)``: the hyperbolic tangent of each element.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """

@@ -10,6 +10,7 @@ as for ``Linear``). ``padding_mode`` other than ``'zeros'`` pads the input first
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from .. import creation
 from ..tensor import Tensor
@@ -18,12 +19,16 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
+if TYPE_CHECKING:
+    from ..backend import device
+    from ..dtypes import dtype
+
 __all__ = ["Conv1d", "Conv2d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
-def _tuple(value, dims):
+def _tuple(value: int | tuple[int, ...] | list[int], dims: int) -> tuple[int, ...]:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
 
 
@@ -32,9 +37,11 @@ class _ConvNd(Module):
 
     dims = 0  # the number of spatial dimensions (set by each layer)
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] = 1, padding: str | int | tuple[int, ...] = 0,
+                 dilation: int | tuple[int, ...] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: device | str | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__()
         if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -149,16 +156,37 @@ class Conv1d(_ConvNd):
     ----------
     in_channels, out_channels : int
     kernel_size, stride, dilation : int or tuple of one int
-    padding : int, tuple, ``'valid'`` or ``'same'``
+    padding : int, tuple of one int, ``'valid'`` or ``'same'``
+        ``'same'`` (stride 1 only) pads so that the output has the input's size, the odd
+        element after.
     groups : int
         Must divide both channel counts.
     bias : bool
     padding_mode : ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``
+    device : nbgrad.device or str, optional
+    dtype : nbgrad.dtype, optional
+        Of ``weight`` and ``bias``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``groups``, ``padding`` or ``padding_mode`` (PyTorch's messages).
     """
 
     dims = 1
 
     def forward(self, input: Tensor) -> Tensor:
+        """The convolution of ``input`` with ``weight``, plus ``bias`` (``F.conv1d``).
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, C, L)`` or ``(C, L)``, ``C`` being ``in_channels``.
+
+        Returns
+        -------
+        Tensor
+        """
         return self._conv_forward(input, self.weight, self.bias, F.conv1d)
 
 
@@ -169,14 +197,35 @@ class Conv2d(_ConvNd):
     ----------
     in_channels, out_channels : int
     kernel_size, stride, dilation : int or tuple of two ints
-    padding : int, tuple, ``'valid'`` or ``'same'``
+    padding : int, tuple of two ints, ``'valid'`` or ``'same'``
+        ``'same'`` (stride 1 only) pads so that the output has the input's size, the odd
+        element after.
     groups : int
         Must divide both channel counts.
     bias : bool
     padding_mode : ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``
+    device : nbgrad.device or str, optional
+    dtype : nbgrad.dtype, optional
+        Of ``weight`` and ``bias``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``groups``, ``padding`` or ``padding_mode`` (PyTorch's messages).
     """
 
     dims = 2
 
     def forward(self, input: Tensor) -> Tensor:
+        """The convolution of ``input`` with ``weight``, plus ``bias`` (``F.conv2d``).
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, C, H, W)`` or ``(C, H, W)``, ``C`` being ``in_channels``.
+
+        Returns
+        -------
+        Tensor
+        """
         return self._conv_forward(input, self.weight, self.bias, F.conv2d)

@@ -114,11 +114,26 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Tensor:
-    """Dropout for SELU networks: dropped elements become SELU's negative saturation value and
-    the result is scaled and shifted so that mean and variance are kept.
+    """Dropout for SELU networks: dropped elements become SELU's negative saturation value
+    and the result is scaled and shifted so that its mean and variance are kept.
 
-    Note PyTorch's default ``training=False``. Arguments and result as ``dropout``
-    (the graph records ``AddBackward0``).
+    Parameters
+    ----------
+    input : Tensor
+        A floating tensor of any shape.
+    p : float
+        The probability of an element to be dropped, in [0, 1].
+    training : bool
+        Apply dropout. PyTorch's default is ``False`` here (unlike ``dropout``): without
+        ``training=True`` the input itself is returned.
+    inplace : bool
+        Overwrite ``input``.
+
+    Returns
+    -------
+    Tensor
+        ``input * a + b`` (the graph records ``AddBackward0``), or ``input`` itself when
+        there is nothing to do.
     """
     _check_input(input, "alpha_dropout")
     _check_p(p)
@@ -127,7 +142,20 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
-    """``alpha_dropout`` of whole channels (one draw per sample and channel)."""
+    """``alpha_dropout`` of whole channels: one draw per sample and channel, broadcast over
+    the other dimensions.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-D: ``(N, C, *)``.
+    p, training, inplace
+        As for ``alpha_dropout`` (``training=False`` by default, as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
     _check_input(input, "feature_alpha_dropout")
     _check_p(p)
     return _dropout(input, p, training, inplace, feature=True, alpha=True)
@@ -147,8 +175,20 @@ def _channel_dropout(input, p, training, inplace, spatial):
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
-    """Zero whole channels of a ``(N, C, L)`` or ``(C, L)`` input, each with probability ``p``;
-    scale the others by ``1 / (1 - p)``. Arguments and result as ``dropout``."""
+    """Zero whole channels of a ``(N, C, L)`` or ``(C, L)`` input, each with probability
+    ``p``, and scale the others by ``1 / (1 - p)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        2-D or 3-D (other numbers of dimensions are an error).
+    p, training, inplace
+        As for ``dropout``.
+
+    Returns
+    -------
+    Tensor
+    """
     _check_input(input, "dropout1d")
     _check_p(p)
     if input.dim() not in (2, 3):
@@ -162,11 +202,21 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
-    """Zero whole channels of a ``(N, C, H, W)`` input, each with probability ``p``; scale
-    the others by ``1 / (1 - p)``. Arguments and result as ``dropout``.
+    """Zero whole channels of a ``(N, C, H, W)`` input, each with probability ``p``, and
+    scale the others by ``1 / (1 - p)``.
 
     As PyTorch does, a 3-D input is read as ``(N, C, L)`` (with a warning), and other numbers
     of dimensions are accepted with a deprecation warning.
+
+    Parameters
+    ----------
+    input : Tensor
+    p, training, inplace
+        As for ``dropout``.
+
+    Returns
+    -------
+    Tensor
     """
     _check_input(input, "dropout2d")
     _check_p(p)
@@ -192,8 +242,19 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input, each with
-    probability ``p``; scale the others by ``1 / (1 - p)``. Arguments and result as
-    ``dropout`` (other numbers of dimensions warn, as in PyTorch)."""
+    probability ``p``, and scale the others by ``1 / (1 - p)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        4-D or 5-D (other numbers of dimensions warn, as in PyTorch).
+    p, training, inplace
+        As for ``dropout``.
+
+    Returns
+    -------
+    Tensor
+    """
     _check_input(input, "dropout3d")
     _check_p(p)
     ndim = input.dim()
@@ -221,58 +282,156 @@ class _DropoutNd(Module):
 
 
 class Dropout(_DropoutNd):
-    """The layer form of ``F.dropout``: active in ``train()`` mode (the default), the identity
-    in ``eval()`` mode.
+    """The layer form of ``F.dropout``: active in ``train()`` mode (the default), the
+    identity in ``eval()`` mode.
 
     Parameters
     ----------
     p : float
-        The probability of an element to be zeroed (0.5 by default).
+        The probability of an element to be zeroed (0.5 by default), in [0, 1].
     inplace : bool
         Overwrite the input.
     """
 
     def forward(self, input: Tensor) -> Tensor:
-        """``F.dropout(input, p, training=self.training, inplace)``."""
+        """``F.dropout(input, p, training=self.training, inplace)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return dropout(input, self.p, self.training, self.inplace)
 
 
 class Dropout1d(_DropoutNd):
-    """The layer form of ``F.dropout1d`` (arguments as ``Dropout``)."""
+    """The layer form of ``F.dropout1d``: zeroes whole channels of ``(N, C, L)`` or ``(C, L)``
+    inputs in ``train()`` mode; the identity in ``eval()`` mode.
+
+    Parameters
+    ----------
+    p : float
+        The probability of a channel to be zeroed (0.5 by default), in [0, 1].
+    inplace : bool
+        Overwrite the input.
+    """
 
     def forward(self, input: Tensor) -> Tensor:
-        """``F.dropout1d(input, p, training=self.training, inplace)``."""
+        """``F.dropout1d(input, p, training=self.training, inplace)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
-    """The layer form of ``F.dropout2d`` (arguments as ``Dropout``)."""
+    """The layer form of ``F.dropout2d``: zeroes whole channels of ``(N, C, H, W)``
+    inputs in ``train()`` mode; the identity in ``eval()`` mode.
+
+    Parameters
+    ----------
+    p : float
+        The probability of a channel to be zeroed (0.5 by default), in [0, 1].
+    inplace : bool
+        Overwrite the input.
+    """
 
     def forward(self, input: Tensor) -> Tensor:
-        """``F.dropout2d(input, p, training=self.training, inplace)``."""
+        """``F.dropout2d(input, p, training=self.training, inplace)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return dropout2d(input, self.p, self.training, self.inplace)
 
 
 class Dropout3d(_DropoutNd):
-    """The layer form of ``F.dropout3d`` (arguments as ``Dropout``)."""
+    """The layer form of ``F.dropout3d``: zeroes whole channels of ``(N, C, D, H, W)`` or
+    ``(C, D, H, W)`` inputs in ``train()`` mode; the identity in ``eval()`` mode.
+
+    Parameters
+    ----------
+    p : float
+        The probability of a channel to be zeroed (0.5 by default), in [0, 1].
+    inplace : bool
+        Overwrite the input.
+    """
 
     def forward(self, input: Tensor) -> Tensor:
-        """``F.dropout3d(input, p, training=self.training, inplace)``."""
+        """``F.dropout3d(input, p, training=self.training, inplace)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return dropout3d(input, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(_DropoutNd):
-    """The layer form of ``F.alpha_dropout``, active in ``train()`` mode (arguments as
-    ``Dropout``)."""
+    """The layer form of ``F.alpha_dropout``: active in ``train()`` mode (the
+    default, unlike the function's), the identity in ``eval()`` mode.
+
+    Parameters
+    ----------
+    p : float
+        The probability of an element to be dropped (0.5 by default), in [0, 1].
+    inplace : bool
+        Kept for PyTorch's signature; as in PyTorch, ``forward`` does not use it.
+    """
 
     def forward(self, input: Tensor) -> Tensor:
-        """``F.alpha_dropout(input, p, training=self.training)``."""
+        """``F.alpha_dropout(input, p, training=self.training)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return alpha_dropout(input, self.p, self.training)
 
 
 class FeatureAlphaDropout(_DropoutNd):
-    """The layer form of ``F.feature_alpha_dropout``, active in ``train()`` mode."""
+    """The layer form of ``F.feature_alpha_dropout``: drops whole channels in
+    ``train()`` mode (the default), the identity in ``eval()`` mode.
+
+    Parameters
+    ----------
+    p : float
+        The probability of a channel to be dropped (0.5 by default), in [0, 1].
+    inplace : bool
+        Kept for PyTorch's signature; as in PyTorch, ``forward`` does not use it.
+    """
 
     def forward(self, input: Tensor) -> Tensor:
-        """``F.feature_alpha_dropout(input, p, training=self.training)``."""
+        """``F.feature_alpha_dropout(input, p, training=self.training)``.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+        """
         return feature_alpha_dropout(input, self.p, self.training)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,10 @@ from ..ops.elementwise import check_dtype, to_input
 from ..ops.linalg import is_transposed, mat2_grad
 from ..ops.operands import same_device, tensor_operand
 from ..tensor import Tensor
+
+if TYPE_CHECKING:
+    from ..dtypes import dtype
+from ._reduction import legacy_reduction
 from .dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
                       feature_alpha_dropout)
 
@@ -54,8 +59,19 @@ __all__ = ["linear", "relu", "softmax", "log_softmax", "softmin", "softsign", "t
 
 
 # -- activations --------------------------------------------------------------------------
-def relu(input, inplace=False):
-    """``max(x, 0)`` of each element; ``inplace=True`` overwrites the input (``relu_``)."""
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(x, 0)`` of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    inplace : bool
+        Overwrite ``input`` (``relu_``).
+
+    Returns
+    -------
+    Tensor
+    """
     return input.relu_() if inplace else activations.relu(input)
 
 
@@ -68,31 +84,70 @@ def _get_softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x) / exp(x).sum(dim)`` along ``dim``; without ``dim``, PyTorch's implicit choice
-    (with its deprecation warning). ``dtype`` casts the input first."""
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: dtype | None = None) -> Tensor:
+    """``exp(x) / exp(x).sum(dim)`` along ``dim``: each slice becomes a probability
+    distribution.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, PyTorch's implicit choice (0 for 0-, 1- and 3-D inputs, else 1), with
+        its deprecation warning.
+    _stacklevel : int
+        Where the implicit-dimension warning points (PyTorch's private argument: the layers
+        pass theirs).
+    dtype : nbgrad.dtype, optional
+        Casts the input first.
+
+    Returns
+    -------
+    Tensor
+    """
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return activations.softmax(input, dim, dtype)
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``log(softmax(x, dim))``, computed stably as ``x - logsumexp(x, dim)``; ``dim`` and
-    ``dtype`` as for ``softmax``."""
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: dtype | None = None) -> Tensor:
+    """``log(softmax(x, dim))``, computed stably as ``x - logsumexp(x, dim)``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, PyTorch's implicit choice (0 for 0-, 1- and 3-D inputs, else 1), with
+        its deprecation warning.
+    _stacklevel : int
+        Where the implicit-dimension warning points (PyTorch's private argument: the layers
+        pass theirs).
+    dtype : nbgrad.dtype, optional
+        Casts the input first.
+
+    Returns
+    -------
+    Tensor
+    """
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return activations.log_softmax(input, dim, dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-            dtype=None) -> Tensor:
+            dtype: dtype | None = None) -> Tensor:
     """``softmax(-x, dim)``: each slice becomes a distribution that favours small values.
 
     Parameters
     ----------
     input : Tensor
     dim : int, optional
-        Without it, PyTorch's implicit choice (with its deprecation warning).
+        Without it, PyTorch's implicit choice (0 for 0-, 1- and 3-D inputs, else 1), with
+        its deprecation warning.
+    _stacklevel : int
+        Where the implicit-dimension warning points (PyTorch's private argument: the layers
+        pass theirs).
     dtype : nbgrad.dtype, optional
         Casts the input first.
 
@@ -214,8 +269,25 @@ def addmm(bias, mat1, mat2):
     return out
 
 
-def linear(input, weight, bias=None):
-    """``input @ weight^T + bias``: the affine map of ``nn.Linear``."""
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight^T + bias``: the affine map of ``nn.Linear``.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, in_features)``.
+    weight : Tensor
+        ``(out_features, in_features)``.
+    bias : Tensor, optional
+        ``(out_features,)`` (or broadcastable to the output).
+
+    Returns
+    -------
+    Tensor
+        ``(*, out_features)``. With a bias, a 2-D input records one ``AddmmBackward0``
+        node, as in PyTorch, and a contiguous N-D one (with a 1-D bias) the view of one, its
+        leading dimensions folded into the batch.
+    """
     tensor_operand(input, "linear")
     tensor_operand(weight, "linear", 2, "weight")
     if input.dim() == 0 or weight.dim() == 0:
@@ -235,20 +307,9 @@ def linear(input, weight, bias=None):
 
 
 # -- reductions of a loss -----------------------------------------------------------------
-def _legacy_reduction(size_average, reduce, stacklevel=3):
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
-    warnings.warn(
-        f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-        stacklevel=stacklevel,
-    )
-    return ret
-
-
 def _reduction(size_average, reduce, reduction):
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, stacklevel=5)  # the loss's caller
+        reduction = legacy_reduction(size_average, reduce, stacklevel=5)  # the loss's caller
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
@@ -297,8 +358,31 @@ def _record_loss(node_cls, loss, inputs, saved, reduction, count):
     return loss
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean squared error: ``mean((input - target)^2)``."""
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Mean squared error: ``mean((input - target)^2)``.
+
+    Parameters
+    ----------
+    input, target : Tensor
+        Broadcast together (with PyTorch's warning when their sizes differ); at least one
+        floating.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'``.
+    weight : Tensor, optional
+        Per-element weights (``input``'s size); ``mean`` then divides by their sum.
+
+    Returns
+    -------
+    Tensor
+        One ``MseLossBackward0`` node; with ``weight``, composed of recorded operations, as
+        in PyTorch.
+    """
     if target.size() != input.size():
         warnings.warn(
             f"Using a target size ({target.size()}) that is different to the input size "
@@ -449,17 +533,40 @@ class NllLossBackward0(Node):
         return (Tensor._make(data),)
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of the target classes, given log-probabilities ``input``:
     ``-input[n, target[n]]``, averaged over the batch.
 
     With ``weight``, each sample counts ``weight[target[n]]`` times and ``mean`` divides
-    by the total weight; targets equal to ``ignore_index`` count zero times.
+    by the total weight; targets equal to ``ignore_index`` count zero times (with
+    ``mean``, a batch whose targets are all ignored gives NaN, as in PyTorch).
 
     Written as one operation (``NllLossBackward0``, as PyTorch records it) rather than as
     ``-input[arange(N), target].mean()``, which computes the same numbers through three
     nodes.
+
+    Parameters
+    ----------
+    input : Tensor
+        Log-probabilities: ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
+    target : Tensor
+        Class indices (int64 or uint8): ``(N,)``, ``()`` or ``(N, d1, ...)``.
+    weight : Tensor, optional
+        One weight per class, ``(C,)``, of ``input``'s dtype.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
+    ignore_index : int
+        A target value that counts for nothing (neither loss nor gradient).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'`` (the loss of each sample).
+
+    Returns
+    -------
+    Tensor
     """
     reduction = _reduction(size_average, reduce, reduction)
     key, scale, ignored = _target_index(input, target, weight, ignore_index)
@@ -483,12 +590,37 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return out
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
-                  reduce=None, reduction="mean", label_smoothing=0.0):
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """``nll_loss(log_softmax(input, dim=1), target)``: the classifier's loss.
 
-    ``target`` holds class indices (``int64``), or class probabilities with ``input``'s
-    shape. ``label_smoothing`` mixes the one-hot target with the uniform distribution.
+    Parameters
+    ----------
+    input : Tensor
+        Logits: ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
+    target : Tensor
+        Class indices (``int64``), or class probabilities (floating) of ``input``'s shape.
+    weight : Tensor, optional
+        One weight per class, ``(C,)``.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
+    ignore_index : int
+        A target value that counts for nothing; with class probabilities it must stay
+        negative (PyTorch's error).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'`` (the loss of each sample).
+    label_smoothing : float
+        In [0, 1]: how much of the uniform distribution is mixed into the target.
+
+    Returns
+    -------
+    Tensor
+        Recorded as ``NllLossBackward0`` of ``LogSoftmaxBackward0`` for class indices
+        without smoothing, as in PyTorch; otherwise composed of recorded operations.
     """
     reduction = _reduction(size_average, reduce, reduction)
     class_dim = 0 if input.dim() == 1 else 1
@@ -615,10 +747,38 @@ def _not_differentiable(function, **arguments):
             )
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
-                                     reduce=None, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
     """Binary cross-entropy of ``sigmoid(input)`` against ``target`` in ``[0, 1]``,
-    computed from the logits directly: ``(1 - t) x + log(1 + exp(-x))``."""
+    computed from the logits directly: ``(1 - t) x + log(1 + exp(-x))``, which never
+    overflows.
+
+    Parameters
+    ----------
+    input : Tensor
+        Logits.
+    target : Tensor
+        Floating, of ``input``'s size.
+    weight : Tensor, optional
+        Each element's weight, broadcast to ``input``; it must not require grad.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'``.
+    pos_weight : Tensor, optional
+        The weight of the positive targets, broadcast against ``target`` (e.g. one per
+        class); it must not require grad.
+
+    Returns
+    -------
+    Tensor
+        One ``BinaryCrossEntropyWithLogitsBackward0`` node.
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if target.size() != input.size():
         raise ValueError(
@@ -672,8 +832,9 @@ def _weighted(loss, weight, input, reduction, mean_by_weight):
     return _reduce(weighted, reduction)
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
     """Mean absolute error: ``mean(|input - target|)``, composed as in PyTorch
     (``AbsBackward0``, then ``MeanBackward0``/``SumBackward0``).
 
@@ -681,6 +842,10 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     ----------
     input, target : Tensor
         Broadcast together (with PyTorch's warning when their sizes differ).
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
         ``'mean'``, ``'sum'`` or ``'none'``.
     weight : Tensor, optional
@@ -747,14 +912,19 @@ def _smooth_loss(name, node_cls, input, target, reduction, beta, huber):
     return loss
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
     target``), reduced; one ``SmoothL1LossBackward0`` node. ``beta=0`` is ``l1_loss``.
 
     Parameters
     ----------
     input, target : Tensor
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
     beta : float
         Must not be negative.
@@ -823,7 +993,8 @@ class BinaryCrossEntropyBackward0(Node):
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
     """Binary cross-entropy of probabilities ``input`` (in ``[0, 1]``) against ``target``:
     ``-w (t log x + (1 - t) log(1 - x))``, each log clamped at -100 as in PyTorch.
 
@@ -835,6 +1006,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         ``input``'s size.
     weight : Tensor, optional
         Broadcast to ``input``'s shape.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
 
     Returns
@@ -869,8 +1044,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                         (input, target, weight), reduction, elementwise.numel())
 
 
-def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
-           reduction: str = "mean", log_target: bool = False) -> Tensor:
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence ``target * (log(target) - input)``, ``input`` holding
     log-probabilities (and ``target`` too with ``log_target=True``).
 
@@ -880,6 +1056,10 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
         Log-probabilities.
     target : Tensor
         Probabilities (``0 log 0 = 0``), or log-probabilities.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
         ``'batchmean'`` (the sum over the batch size: the mathematical KL divergence),
         ``'mean'`` (over every element, with PyTorch's warning), ``'sum'`` or ``'none'``.
@@ -891,7 +1071,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
         Composed of differentiable operations.
     """
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     elif reduction == "mean":
         warnings.warn(
             "reduction: 'mean' divides the total loss by both the batch size and the support "
@@ -1020,7 +1200,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``, reduced: ``target`` (1 or -1) says
     which input should rank higher.
 
@@ -1029,6 +1210,10 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     input1, input2, target : Tensor
         Of the same number of dimensions (broadcast together).
     margin : float
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
 
     Returns
@@ -1044,7 +1229,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it
     is -1 (PyTorch's formula, with 1e-12 added to each squared norm), reduced.
 
@@ -1055,6 +1241,10 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     target : Tensor
         ``(N,)`` or ``()``: 1 or -1.
     margin : float
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
 
     Returns

@@ -6,6 +6,7 @@ The public names of ``nbgrad.nn.functional``, each imported from where it is def
 (the operations and their layers are made where each is declared, in ``nbgrad/ops/``).
 """
 
+from nbgrad.dtypes import dtype
 from nbgrad.nn.dropout import alpha_dropout as alpha_dropout
 from nbgrad.nn.dropout import dropout as dropout
 from nbgrad.nn.dropout import dropout1d as dropout1d
@@ -65,34 +66,97 @@ __all__ = [
 ]
 
 
-def linear(input, weight, bias=None):
-    """``input @ weight^T + bias``: the affine map of ``nn.Linear``."""
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight^T + bias``: the affine map of ``nn.Linear``.
 
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, in_features)``.
+    weight : Tensor
+        ``(out_features, in_features)``.
+    bias : Tensor, optional
+        ``(out_features,)`` (or broadcastable to the output).
 
-def relu(input, inplace=False):
-    """``max(x, 0)`` of each element; ``inplace=True`` overwrites the input (``relu_``)."""
-
-
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x) / exp(x).sum(dim)`` along ``dim``; without ``dim``, PyTorch's implicit choice
-    (with its deprecation warning). ``dtype`` casts the input first.
+    Returns
+    -------
+    Tensor
+        ``(*, out_features)``. With a bias, a 2-D input records one ``AddmmBackward0``
+        node, as in PyTorch, and a contiguous N-D one (with a 1-D bias) the view of one, its
+        leading dimensions folded into the batch.
     """
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``log(softmax(x, dim))``, computed stably as ``x - logsumexp(x, dim)``; ``dim`` and
-    ``dtype`` as for ``softmax``.
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(x, 0)`` of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    inplace : bool
+        Overwrite ``input`` (``relu_``).
+
+    Returns
+    -------
+    Tensor
     """
 
 
-def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: dtype | None = None) -> Tensor:
+    """``exp(x) / exp(x).sum(dim)`` along ``dim``: each slice becomes a probability
+    distribution.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, PyTorch's implicit choice (0 for 0-, 1- and 3-D inputs, else 1), with
+        its deprecation warning.
+    _stacklevel : int
+        Where the implicit-dimension warning points (PyTorch's private argument: the layers
+        pass theirs).
+    dtype : nbgrad.dtype, optional
+        Casts the input first.
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: dtype | None = None) -> Tensor:
+    """``log(softmax(x, dim))``, computed stably as ``x - logsumexp(x, dim)``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, PyTorch's implicit choice (0 for 0-, 1- and 3-D inputs, else 1), with
+        its deprecation warning.
+    _stacklevel : int
+        Where the implicit-dimension warning points (PyTorch's private argument: the layers
+        pass theirs).
+    dtype : nbgrad.dtype, optional
+        Casts the input first.
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: dtype | None = None) -> Tensor:
     """``softmax(-x, dim)``: each slice becomes a distribution that favours small values.
 
     Parameters
     ----------
     input : Tensor
     dim : int, optional
-        Without it, PyTorch's implicit choice (with its deprecation warning).
+        Without it, PyTorch's implicit choice (0 for 0-, 1- and 3-D inputs, else 1), with
+        its deprecation warning.
+    _stacklevel : int
+        Where the implicit-dimension warning points (PyTorch's private argument: the layers
+        pass theirs).
     dtype : nbgrad.dtype, optional
         Casts the input first.
 
@@ -129,11 +193,32 @@ def tanhshrink(input: Tensor) -> Tensor:
     """
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
-    """Mean squared error: ``mean((input - target)^2)``."""
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean', weight: Tensor | None = None) -> Tensor:
+    """Mean squared error: ``mean((input - target)^2)``.
+
+    Parameters
+    ----------
+    input, target : Tensor
+        Broadcast together (with PyTorch's warning when their sizes differ); at least one
+        floating.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'``.
+    weight : Tensor, optional
+        Per-element weights (``input``'s size); ``mean`` then divides by their sum.
+
+    Returns
+    -------
+    Tensor
+        One ``MseLossBackward0`` node; with ``weight``, composed of recorded operations, as
+        in PyTorch.
+    """
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = 'mean', weight: Tensor | None = None) -> Tensor:
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean', weight: Tensor | None = None) -> Tensor:
     """Mean absolute error: ``mean(|input - target|)``, composed as in PyTorch
     (``AbsBackward0``, then ``MeanBackward0``/``SumBackward0``).
 
@@ -141,6 +226,10 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     ----------
     input, target : Tensor
         Broadcast together (with PyTorch's warning when their sizes differ).
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
         ``'mean'``, ``'sum'`` or ``'none'``.
     weight : Tensor, optional
@@ -152,13 +241,17 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     """
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = 'mean', beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean', beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
     target``), reduced; one ``SmoothL1LossBackward0`` node. ``beta=0`` is ``l1_loss``.
 
     Parameters
     ----------
     input, target : Tensor
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
     beta : float
         Must not be negative.
@@ -188,7 +281,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: fl
     """
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = 'mean') -> Tensor:
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean') -> Tensor:
     """Binary cross-entropy of probabilities ``input`` (in ``[0, 1]``) against ``target``:
     ``-w (t log x + (1 - t) log(1 - x))``, each log clamped at -100 as in PyTorch.
 
@@ -200,6 +293,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         ``input``'s size.
     weight : Tensor, optional
         Broadcast to ``input``'s shape.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
 
     Returns
@@ -209,7 +306,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     """
 
 
-def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = 'mean', log_target: bool = False) -> Tensor:
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean', log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence ``target * (log(target) - input)``, ``input`` holding
     log-probabilities (and ``target`` too with ``log_target=True``).
 
@@ -219,6 +316,10 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
         Log-probabilities.
     target : Tensor
         Probabilities (``0 log 0 = 0``), or log-probabilities.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
         ``'batchmean'`` (the sum over the batch size: the mathematical KL divergence),
         ``'mean'`` (over every element, with PyTorch's warning), ``'sum'`` or ``'none'``.
@@ -303,7 +404,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-06
     """
 
 
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None, reduce=None, reduction: str = 'mean') -> Tensor:
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean') -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``, reduced: ``target`` (1 or -1) says
     which input should rank higher.
 
@@ -312,6 +413,10 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     input1, input2, target : Tensor
         Of the same number of dimensions (broadcast together).
     margin : float
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
 
     Returns
@@ -320,7 +425,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     """
 
 
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None, reduce=None, reduction: str = 'mean') -> Tensor:
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean') -> Tensor:
     """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it
     is -1 (PyTorch's formula, with 1e-12 added to each squared norm), reduced.
 
@@ -331,6 +436,10 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     target : Tensor
         ``(N,)`` or ``()``: 1 or -1.
     margin : float
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
     reduction : str
 
     Returns
@@ -339,28 +448,97 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     """
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'):
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None, reduction: str = 'mean') -> Tensor:
     """Negative log-likelihood of the target classes, given log-probabilities ``input``:
     ``-input[n, target[n]]``, averaged over the batch.
 
     With ``weight``, each sample counts ``weight[target[n]]`` times and ``mean`` divides
-    by the total weight; targets equal to ``ignore_index`` count zero times.
+    by the total weight; targets equal to ``ignore_index`` count zero times (with
+    ``mean``, a batch whose targets are all ignored gives NaN, as in PyTorch).
 
     Written as one operation (``NllLossBackward0``, as PyTorch records it) rather than as
     ``-input[arange(N), target].mean()``, which computes the same numbers through three
     nodes.
+
+    Parameters
+    ----------
+    input : Tensor
+        Log-probabilities: ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
+    target : Tensor
+        Class indices (int64 or uint8): ``(N,)``, ``()`` or ``(N, d1, ...)``.
+    weight : Tensor, optional
+        One weight per class, ``(C,)``, of ``input``'s dtype.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
+    ignore_index : int
+        A target value that counts for nothing (neither loss nor gradient).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'`` (the loss of each sample).
+
+    Returns
+    -------
+    Tensor
     """
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean', label_smoothing=0.0):
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None, reduction: str = 'mean', label_smoothing: float = 0.0) -> Tensor:
     """``nll_loss(log_softmax(input, dim=1), target)``: the classifier's loss.
 
-    ``target`` holds class indices (``int64``), or class probabilities with ``input``'s
-    shape. ``label_smoothing`` mixes the one-hot target with the uniform distribution.
+    Parameters
+    ----------
+    input : Tensor
+        Logits: ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
+    target : Tensor
+        Class indices (``int64``), or class probabilities (floating) of ``input``'s shape.
+    weight : Tensor, optional
+        One weight per class, ``(C,)``.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
+    ignore_index : int
+        A target value that counts for nothing; with class probabilities it must stay
+        negative (PyTorch's error).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'`` (the loss of each sample).
+    label_smoothing : float
+        In [0, 1]: how much of the uniform distribution is mixed into the target.
+
+    Returns
+    -------
+    Tensor
+        Recorded as ``NllLossBackward0`` of ``LogSoftmaxBackward0`` for class indices
+        without smoothing, as in PyTorch; otherwise composed of recorded operations.
     """
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None):
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean', pos_weight: Tensor | None = None) -> Tensor:
     """Binary cross-entropy of ``sigmoid(input)`` against ``target`` in ``[0, 1]``,
-    computed from the logits directly: ``(1 - t) x + log(1 + exp(-x))``.
+    computed from the logits directly: ``(1 - t) x + log(1 + exp(-x))``, which never
+    overflows.
+
+    Parameters
+    ----------
+    input : Tensor
+        Logits.
+    target : Tensor
+        Floating, of ``input``'s size.
+    weight : Tensor, optional
+        Each element's weight, broadcast to ``input``; it must not require grad.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction``: either one given overrides it, with
+        PyTorch's warning (``reduce=False``: ``'none'``; else ``size_average=False``:
+        ``'sum'``; else ``'mean'``).
+    reduction : str
+        ``'mean'``, ``'sum'`` or ``'none'``.
+    pos_weight : Tensor, optional
+        The weight of the positive targets, broadcast against ``target`` (e.g. one per
+        class); it must not require grad.
+
+    Returns
+    -------
+    Tensor
+        One ``BinaryCrossEntropyWithLogitsBackward0`` node.
     """

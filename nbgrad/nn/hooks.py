@@ -13,6 +13,7 @@ output): ``None`` where that is not a tensor, zeros where it is one without a gr
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 from ..autograd.graph import record
 from ..core.grad_mode import grad_mode
@@ -20,19 +21,29 @@ from ..core.node import Node
 from ..ops.operands import zeros_like
 from ..tensor import Tensor
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from .module import Module
+
+    # the gradients a node hands on: one per tensor, None where there is none
+    Grads = tuple[Tensor | None, ...]
+
 
 class BackwardHookFunctionBackward(Node):
     """The identity, whose backward hands the gradients to ``callback`` (which may return
     replacements)."""
 
     __slots__ = ("callback", "num_outputs")
+    callback: Callable[[Grads], Any]
 
-    def apply(self, *grads):
+    def apply(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
         result = self.callback(grads)
         return grads if result is None else tuple(result)
 
 
-def _through_identity(values, callback):
+def _through_identity(values: Sequence[Any], callback: Callable[[Grads], Any]
+                      ) -> tuple[Sequence[Any], list[int] | None]:
     """``values`` with each tensor that requires grad replaced by an alias (sharing data and
     version counter) recorded behind one identity node; ``(new values, positions of those
     tensors)``, or ``(values, None)`` when none requires grad."""
@@ -49,7 +60,7 @@ def _through_identity(values, callback):
     return values, positions
 
 
-def _pack(values, positions, grads):
+def _pack(values: Sequence[Any], positions: list[int], grads: Grads) -> Grads:
     """One entry per value: the gradient of each tensor that requires grad, zeros for the
     other tensors and for a gradient that did not arrive (PyTorch's Function materialises
     them), ``None`` for what is not a tensor."""
@@ -63,30 +74,40 @@ def _pack(values, positions, grads):
 class BackwardHook:
     """The state of one module call's backward hooks: what ``grad_output`` was."""
 
-    def __init__(self, module, hooks, pre_hooks):
+    def __init__(self, module: Module, hooks: Mapping[int, Callable[..., Any]],
+                 pre_hooks: Mapping[int, Callable[..., Any]]) -> None:
         self.module = module
         self.hooks = hooks
         self.pre_hooks = pre_hooks
-        self.grad_outputs = None
-        self.inputs = self.outputs = ()
-        self.input_positions = self.output_positions = None
+        self.grad_outputs: Grads | None = None
+        self.inputs: Sequence[Any] = ()
+        self.outputs: Sequence[Any] = ()
+        # the positions of the inputs (outputs) behind the identity node; None: no node
+        self.input_positions: list[int] | None = None
+        self.output_positions: list[int] | None = None
 
-    def setup_input_hook(self, args):
+    def setup_input_hook(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The call's positional arguments, those that require grad behind the inputs'
+        identity node."""
         self.inputs = args
-        args, self.input_positions = _through_identity(args, self._on_grad_input)
-        return tuple(args)
+        passed, self.input_positions = _through_identity(args, self._on_grad_input)
+        return tuple(passed)
 
-    def setup_output_hook(self, output):
+    def setup_output_hook(self, output: Any) -> Any:
+        """The call's output (a tensor, or a tuple whose tensors pass), those that require
+        grad behind the outputs' identity node; any other output unchanged."""
         single = isinstance(output, Tensor)
         values = (output,) if single else tuple(output) if isinstance(output, tuple) else None
         if values is None:
             return output
         self.outputs = values
-        values, self.output_positions = _through_identity(values, self._on_grad_output)
-        return values[0] if single else tuple(values)
+        passed, self.output_positions = _through_identity(values, self._on_grad_output)
+        return passed[0] if single else tuple(passed)
 
-    def _on_grad_output(self, grads):
-        grad_outputs = _pack(self.outputs, self.output_positions, grads)
+    def _on_grad_output(self, grads: Grads) -> list[Tensor | None]:
+        positions = self.output_positions
+        assert positions is not None  # (the outputs' node exists only when there are some)
+        grad_outputs = _pack(self.outputs, positions, grads)
         for hook in tuple(self.pre_hooks.values()):
             result = hook(self.module, grad_outputs)
             if result is None:
@@ -112,12 +133,14 @@ class BackwardHook:
                                        "gradient should always return None or None for all "
                                        "gradients.")
             self.grad_outputs = None
-        return [grad_outputs[i] for i in self.output_positions]
+        return [grad_outputs[i] for i in positions]
 
-    def _on_grad_input(self, grads):
+    def _on_grad_input(self, grads: Grads) -> list[Tensor | None] | None:
         if self.grad_outputs is None:  # (the outputs' node did not run: nothing to report)
             return None
-        grad_inputs = _pack(self.inputs, self.input_positions, grads)
+        positions = self.input_positions
+        assert positions is not None  # (the inputs' node exists only when there are some)
+        grad_inputs = _pack(self.inputs, positions, grads)
         for hook in tuple(self.hooks.values()):
             result = hook(self.module, grad_inputs, self.grad_outputs)
             if result is None:
@@ -127,4 +150,4 @@ class BackwardHook:
                                    f"got {len(result)}, but expected {len(grad_inputs)}")
             grad_inputs = tuple(result)
         self.grad_outputs = None
-        return [grad_inputs[i] for i in self.input_positions]
+        return [grad_inputs[i] for i in positions]

@@ -31,7 +31,24 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "orthogonal
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
-    """The recommended gain for a nonlinearity (what it does to the variance of a signal)."""
+    """The recommended gain for a nonlinearity: the scale that keeps a signal's variance
+    through it (what ``xavier_*`` and ``kaiming_*`` multiply their standard deviation by).
+
+    Parameters
+    ----------
+    nonlinearity : str
+        ``'linear'``, a convolution (``'conv1d'``, ..., ``'conv_transpose3d'``) or
+        ``'sigmoid'``: 1; ``'tanh'``: 5/3; ``'relu'``: ``sqrt(2)``; ``'leaky_relu'``:
+        ``sqrt(2 / (1 + negative_slope^2))``; ``'selu'``: 3/4. Any other name is a
+        ``ValueError``.
+    param : float, optional
+        The negative slope of ``'leaky_relu'`` (0.01 when omitted); ignored by the others.
+
+    Returns
+    -------
+    float
+        The int 1 for the linear ones and ``'sigmoid'``, as in PyTorch.
+    """
     linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
                   "conv_transpose2d", "conv_transpose3d"]
     if nonlinearity in linear_fns or nonlinearity == "sigmoid":
@@ -108,7 +125,22 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
             generator: Generator | None = None) -> Tensor:
-    """Fill with values drawn from ``N(mean, std^2)`` (arguments and result as ``uniform_``)."""
+    """Fill with values drawn from ``N(mean, std^2)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to overwrite (in place, under ``no_grad``; its version is bumped).
+    mean, std : float
+        The normal distribution.
+    generator : Generator, optional
+        Where the numbers come from (``nbgrad.default_generator`` when not given).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
     return _fill(tensor, lambda g, shape: g.normal(mean, std, shape), generator)
 
 
@@ -220,25 +252,67 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
-    """Fill with ``val`` (in place, under ``no_grad``) and return ``tensor``."""
+    """Fill with ``val``, in place, under ``no_grad``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+    val : float
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
     with no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
-    """Fill with ones (in place, under ``no_grad``) and return ``tensor``."""
+    """Fill with ones, in place, under ``no_grad``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
-    """Fill with zeros (in place, under ``no_grad``) and return ``tensor``."""
+    """Fill with zeros, in place, under ``no_grad``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
     with no_grad():
         return tensor.zero_()
 
 
 def eye_(tensor: Tensor) -> Tensor:
-    """Fill a 2-D tensor with the identity matrix (ones on the diagonal, in place, under
-    ``no_grad``) and return it: a linear layer that keeps as many inputs as it can."""
+    """Fill a 2-D tensor with the identity matrix (ones on the diagonal), in place, under
+    ``no_grad``: a linear layer that keeps as many of its inputs as it can.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        2-D (any other number of dimensions is a ``ValueError``).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
@@ -306,7 +380,22 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
 def xavier_normal_(tensor: Tensor, gain: float = 1.0,
                    generator: Generator | None = None) -> Tensor:
     """Fill with values drawn from ``N(0, std^2)``, ``std = gain * sqrt(2 / (fan_in +
-    fan_out))`` (arguments and result as ``xavier_uniform_``)."""
+    fan_out))`` (Glorot and Bengio, 2010).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        At least 2-D: ``(fan_out, fan_in, *receptive_field)``.
+    gain : float
+        The scale (``calculate_gain`` of the nonlinearity).
+    generator : Generator, optional
+        Where the numbers come from (``nbgrad.default_generator`` when not given).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
@@ -352,8 +441,27 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu",
                     generator: Generator | None = None) -> Tensor:
-    """Fill with values drawn from ``N(0, std^2)``, ``std = gain / sqrt(fan)`` (arguments and
-    result as ``kaiming_uniform_``)."""
+    """Fill with values drawn from ``N(0, std^2)``, ``std = gain / sqrt(fan)`` (He et al.,
+    2015).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        At least 2-D: ``(fan_out, fan_in, *receptive_field)``.
+    a : float
+        The negative slope of the rectifier after this layer (for ``leaky_relu``).
+    mode : {"fan_in", "fan_out"}
+        Keep the variance of the forward signal (``fan_in``) or of the gradients.
+    nonlinearity : str
+        The name ``calculate_gain`` takes.
+    generator : Generator, optional
+        Where the numbers come from (``nbgrad.default_generator`` when not given).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``; one with no elements is left as it is, with PyTorch's warning.
+    """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor

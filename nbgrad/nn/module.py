@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from ..core.grad_mode import no_grad
 from ..core.node import RemovableHandle, add_hook
@@ -30,13 +31,16 @@ from ..tensor import Parameter, Tensor
 from .hooks import BackwardHook
 from .registry import Registry
 
+if TYPE_CHECKING:
+    from ..types import DeviceLike
+
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
 
 
-def typename(obj):
+def typename(obj: object) -> str:
     """``torch.typename``: ``"nbgrad.FloatTensor"`` for a tensor, else the qualified class name."""
     if isinstance(obj, Tensor):
-        return obj.type()
+        return cast(str, obj.type())  # type() without a dtype is the name
     cls = obj if isinstance(obj, type) else type(obj)
     module = cls.__module__
     if module in ("builtins", "__builtin__", None):
@@ -76,17 +80,27 @@ def _register(hooks, with_kwargs_ids, hook, prepend, with_kwargs):
     return handle
 
 
-def _forward_unimplemented(self, *input):
+def _forward_unimplemented(self: Module, *input: Any) -> Any:
     """The computation of the module, run by ``module(*input)``: every subclass defines it.
 
     Call the module rather than ``forward`` itself: the call also runs the hooks.
+
+    Parameters
+    ----------
+    *input
+        What the module is called with (each subclass names its own parameters).
+
+    Returns
+    -------
+    Any
+        The module's output, usually a tensor.
     """
     raise NotImplementedError(
         f'Module [{type(self).__name__}] is missing the required "forward" function'
     )
 
 
-def clear_grad(param, set_to_none=True):
+def clear_grad(param: Tensor, set_to_none: bool = True) -> None:
     """Forget a parameter's gradient: ``grad = None`` (default), or fill it with zeros
     (detached first, so a gradient built with ``create_graph=True`` leaves its graph)."""
     grad = param._grad
@@ -103,12 +117,21 @@ def clear_grad(param, set_to_none=True):
 
 
 class Module:
-    """Base class for all neural network modules; subclasses define ``forward``."""
+    """Base class for all neural network modules; subclasses define ``forward``.
+
+    A subclass calls ``super().__init__()`` first, then assigns its parameters and
+    submodules as attributes: they are registered (see the module's docstring).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None are accepted (``TypeError``, as in PyTorch): a subclass takes its own.
+    """
 
     training: bool
     forward = _forward_unimplemented
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any):
         if kwargs:
             raise TypeError(
                 f"{type(self).__name__}.__init__() got an unexpected keyword argument "
@@ -169,38 +192,96 @@ class Module:
             output = backward_hook.setup_output_hook(output)
         return output
 
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
-        """Run ``hook(module, args)`` before ``forward``; it may return new args (a tuple, or
-        one value). With ``with_kwargs``: ``hook(module, args, kwargs)``, returning ``None``
-        or ``(args, kwargs)``. ``prepend``: run it before the hooks already registered."""
+        """Run ``hook(module, args)`` before ``forward``; it may return new args.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, args)``, where ``args`` is the tuple of positional arguments;
+            it returns None, or the new args (a tuple, or one value).
+        prepend : bool
+            Run it before the forward pre-hooks already registered, not after.
+        with_kwargs : bool
+            Call ``hook(module, args, kwargs)`` instead, which returns None or a tuple
+            ``(args, kwargs)``.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         return _register(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs, hook,
                          prepend, with_kwargs)
 
-    def register_forward_hook(self, hook, *, prepend: bool = False,
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                               with_kwargs: bool = False) -> RemovableHandle:
-        """Run ``hook(module, args, output)`` after ``forward`` (``hook(module, args, kwargs,
-        output)`` with ``with_kwargs``); it may return a new output."""
+        """Run ``hook(module, args, output)`` after ``forward``; it may return a new output.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, args, output)``; what it returns, unless None, replaces the
+            output.
+        prepend : bool
+            Run it before the forward hooks already registered, not after.
+        with_kwargs : bool
+            Call ``hook(module, args, kwargs, output)`` instead.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         return _register(self._forward_hooks, self._forward_hooks_with_kwargs, hook, prepend,
                          with_kwargs)
 
-    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
         """Run ``hook(module, grad_input, grad_output)`` once the gradients with respect to
         the module's inputs are computed; it may return a replacement ``grad_input``.
 
         Both are tuples with one entry per positional argument (or output), ``None`` where
         that is not a tensor or gets no gradient; as in PyTorch, the outputs are then aliases
         recorded behind a ``BackwardHookFunctionBackward`` node (see ``nn/hooks.py``).
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, grad_input, grad_output)``, returning None or a new
+            ``grad_input``.
+        prepend : bool
+            Run it before the backward hooks already registered, not after.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
         """
         return _register(self._backward_hooks, set(), hook, prepend, False)
 
-    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any],
+                                        prepend: bool = False) -> RemovableHandle:
         """Run ``hook(module, grad_output)`` once the gradients with respect to the module's
-        outputs are known; it may return a replacement ``grad_output``."""
+        outputs are known; it may return a replacement ``grad_output``.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, grad_output)``, returning None or a new ``grad_output``.
+        prepend : bool
+            Run it before the backward pre-hooks already registered, not after.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+        """
         return _register(self._backward_pre_hooks, set(), hook, prepend, False)
 
     # -- registration -----------------------------------------------------------------
-    def register_parameter(self, name, param):
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Add ``param`` (a ``Parameter``, or ``None``) as the parameter ``name``.
 
         Parameters
@@ -211,8 +292,9 @@ class Module:
 
         Raises
         ------
-        TypeError, KeyError
-            As PyTorch: for a plain tensor, a bad name, or a name already taken.
+        TypeError, KeyError, ValueError
+            As PyTorch: for a plain tensor, a bad name, a name already taken, or a
+            parameter that is not a leaf.
         """
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
@@ -240,8 +322,19 @@ class Module:
         else:
             self._parameters[name] = param
 
-    def register_buffer(self, name, tensor, persistent=True):
-        """A tensor that is state but not a parameter (saved in ``state_dict`` if persistent)."""
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a tensor that is state but not a parameter (such as ``running_mean``).
+
+        It then moves and casts with the module, and is an attribute like a parameter.
+
+        Parameters
+        ----------
+        name : str
+            Not empty, without ``.``, and not an attribute the module already has.
+        tensor : Tensor or None
+        persistent : bool
+            Save it in ``state_dict`` (and expect it in ``load_state_dict``).
+        """
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -263,9 +356,15 @@ class Module:
         else:
             self._non_persistent_buffers_set.add(name)
 
-    def add_module(self, name, module):
+    def add_module(self, name: str, module: Module | None) -> None:
         """Add ``module`` (or ``None``) as the child ``name``: its parameters become this
         module's, under ``name.``. ``register_module`` is the same.
+
+        Parameters
+        ----------
+        name : str
+            Not empty, without ``.``, and not an attribute the module already has.
+        module : Module or None
         """
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{typename(module)} is not a Module subclass")
@@ -375,8 +474,25 @@ class Module:
         return sorted(k for k in keys if not k[0].isdigit())
 
     # -- walking the tree -------------------------------------------------------------
-    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
-        """``(name, module)`` for this module and every descendant, depth first."""
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` for this module and every descendant, depth first.
+
+        Parameters
+        ----------
+        memo : set of Module, optional
+            Modules to skip, with their descendants; the recursion adds each module it
+            yields, so that a module shared by two parents comes once.
+        prefix : str
+            Put before every name, with a dot (this module's name is ``prefix`` itself).
+        remove_duplicate : bool
+            Yield a shared module once (False: once per path to it).
+
+        Yields
+        ------
+        tuple of (str, Module)
+            The dotted name (``""`` for this module) and the module.
+        """
         if memo is None:
             memo = set()
         if self in memo:
@@ -390,21 +506,41 @@ class Module:
             yield from module.named_modules(memo, prefix + ("." if prefix else "") + name,
                                             remove_duplicate)
 
-    def modules(self, remove_duplicate=True):
-        """Every module of the tree, this one first, each once (``named_modules`` without names)."""
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        """Every module of the tree, this one first, each once (``named_modules`` without names).
+
+        Parameters
+        ----------
+        remove_duplicate : bool
+            Yield a shared module once (False: once per path to it).
+
+        Yields
+        ------
+        Module
+        """
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
-    def named_children(self):
-        """``(name, module)`` of the direct children, each once."""
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` of the direct children, each once.
+
+        Yields
+        ------
+        tuple of (str, Module)
+        """
         seen = set()
         for name, module in self._modules.items():
             if module is not None and module not in seen:
                 seen.add(module)
                 yield name, module
 
-    def children(self):
-        """The direct children, each once."""
+    def children(self) -> Iterator[Module]:
+        """The direct children, each once.
+
+        Yields
+        ------
+        Module
+        """
         for _, module in self.named_children():
             yield module
 
@@ -420,12 +556,27 @@ class Module:
                     seen.add(id(value))
                 yield module_prefix + ("." if module_prefix else "") + name, value
 
-    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
-        """``(dotted name, parameter)``: own parameters first, then each child's, each once."""
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted name, parameter)``: own parameters first, then each child's, each once.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every name, with a dot.
+        recurse : bool
+            Include the submodules' parameters (False: only this module's own).
+        remove_duplicate : bool
+            Yield a parameter shared by several modules once (False: once per module).
+
+        Yields
+        ------
+        tuple of (str, Parameter)
+        """
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
                                        remove_duplicate)
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """Every parameter of this module and (``recurse=True``) its submodules, each once:
         what an optimizer takes.
 
@@ -434,25 +585,59 @@ class Module:
         recurse : bool
             Include the submodules' parameters.
 
-        Returns
-        -------
-        iterator of Parameter
+        Yields
+        ------
+        Parameter
         """
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
-    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
-        """``(dotted name, buffer)`` of every buffer (such as ``running_mean``), each once."""
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``(dotted name, buffer)`` of every buffer (such as ``running_mean``), each once.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every name, with a dot.
+        recurse : bool
+            Include the submodules' buffers (False: only this module's own).
+        remove_duplicate : bool
+            Yield a buffer shared by several modules once (False: once per module).
+
+        Yields
+        ------
+        tuple of (str, Tensor)
+        """
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                        remove_duplicate)
 
-    def buffers(self, recurse=True):
-        """Every buffer of this module and (``recurse=True``) its submodules, each once."""
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer of this module and (``recurse=True``) its submodules, each once.
+
+        Parameters
+        ----------
+        recurse : bool
+            Include the submodules' buffers.
+
+        Yields
+        ------
+        Tensor
+        """
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
-    def get_submodule(self, target):
+    def get_submodule(self, target: str) -> Module:
         """The submodule at the dotted path ``target`` (``""`` is this module).
+
+        Parameters
+        ----------
+        target : str
+            Such as ``"encoder.fc"``.
+
+        Returns
+        -------
+        Module
 
         Raises
         ------
@@ -470,8 +655,16 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return module
 
-    def get_parameter(self, target):
+    def get_parameter(self, target: str) -> Parameter:
         """The parameter at the dotted path ``target`` (``"0.weight"``).
+
+        Parameters
+        ----------
+        target : str
+
+        Returns
+        -------
+        Parameter
 
         Raises
         ------
@@ -487,19 +680,43 @@ class Module:
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
 
-    def apply(self, fn):
-        """Call ``fn(m)`` on every submodule (children first), then on this module."""
+    def apply(self, fn: Callable[[Module], object]) -> Self:
+        """Call ``fn(m)`` on every submodule (children first), then on this module.
+
+        Typically to initialize the weights: ``model.apply(init_weights)``.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(module)``; what it returns is ignored.
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         for module in self.children():
             module.apply(fn)
         fn(self)
         return self
 
     # -- modes and gradients ----------------------------------------------------------
-    def train(self, mode=True):
+    def train(self, mode: bool = True) -> Self:
         """Set training mode (``mode=True``) on this module and every submodule; returns it.
 
         Layers such as ``Dropout`` and ``BatchNorm`` behave differently in training and in
         evaluation. It does not turn gradients on or off (that is ``no_grad``, chapter 02).
+
+        Parameters
+        ----------
+        mode : bool
+            Training (True) or evaluation (False); anything but a bool raises
+            ``ValueError``.
+
+        Returns
+        -------
+        Module
+            This module.
         """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
@@ -508,19 +725,41 @@ class Module:
             module.train(mode)
         return self
 
-    def eval(self):
-        """Evaluation mode: ``train(False)``. Gradients are still recorded (use ``no_grad``)."""
+    def eval(self) -> Self:
+        """Evaluation mode: ``train(False)``. Gradients are still recorded (use ``no_grad``).
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         return self.train(False)
 
-    def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` on every parameter (``False`` freezes the module); returns it."""
+    def requires_grad_(self, requires_grad: bool = True) -> Self:
+        """Set ``requires_grad`` on every parameter (``False`` freezes the module); returns it.
+
+        Parameters
+        ----------
+        requires_grad : bool
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's ``.grad``: ``None`` (``set_to_none=True``, the default, as
         in PyTorch 2.x) or zeros in place.
+
+        Parameters
+        ----------
+        set_to_none : bool
+            Set ``.grad`` to None rather than fill it with zeros (a gradient that has a
+            graph, from ``create_graph=True``, is detached before it is zeroed).
         """
         for p in self.parameters():
             clear_grad(p, set_to_none)
@@ -534,8 +773,24 @@ class Module:
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
 
-    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
-        """Parameters and persistent buffers by dotted name, detached (sharing storage)."""
+    def state_dict(self, *, destination: dict[str, Tensor] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Tensor]:
+        """Parameters and persistent buffers by dotted name, detached (sharing storage).
+
+        Parameters
+        ----------
+        destination : dict, optional
+            Fill this mapping (and return it) instead of a new ``OrderedDict``.
+        prefix : str
+            Put before every name (no dot is added).
+        keep_vars : bool
+            Keep the parameters and buffers themselves, not detached tensors.
+
+        Returns
+        -------
+        dict of str to Tensor
+            An ``OrderedDict``: this module's entries first, then each child's.
+        """
         if destination is None:
             destination = OrderedDict()
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -591,11 +846,36 @@ class Module:
                     elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict, strict=True):
-        """Copy values into this module's parameters and buffers (in place, under no_grad)."""
+    def load_state_dict(self, state_dict: Mapping[str, Any],
+                        strict: bool = True) -> _IncompatibleKeys:
+        """Copy values into this module's parameters and buffers (in place, under no_grad).
+
+        Parameters
+        ----------
+        state_dict : mapping
+            Dotted names to tensors, as ``state_dict()`` gives them; a one-element tensor
+            may fill a 0-d parameter.
+        strict : bool
+            The keys must be exactly this module's: any missing or unexpected key raises.
+
+        Returns
+        -------
+        named tuple
+            ``(missing_keys, unexpected_keys)``, lists of names (empty unless
+            ``strict=False``); its repr says ``<All keys matched successfully>`` when
+            both are empty.
+
+        Raises
+        ------
+        RuntimeError
+            Listing every problem: a key missing or unexpected (with ``strict``), a shape
+            that differs, a value that is not a tensor.
+        """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys, unexpected_keys, error_msgs = [], [], []
+        missing_keys: list[str] = []
+        unexpected_keys: list[str] = []
+        error_msgs: list[str] = []
         state_dict = OrderedDict(state_dict)
 
         def load(module, local_state_dict, prefix=""):
@@ -639,8 +919,24 @@ class Module:
                 self._buffers[key] = fn(buf)
         return self
 
-    def to(self, *args, **kwargs):
-        """``to(device)``, ``to(dtype)``, ``to(tensor)``: floating tensors change dtype."""
+    def to(self, *args: Any, **kwargs: Any) -> Self:
+        """Move and/or cast the parameters and buffers, in place: ``to(device)``,
+        ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (its device and dtype).
+
+        Only floating-point tensors change dtype; the others only move. The ``Parameter``
+        objects stay the same, so an optimizer made before still holds them.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As for ``Tensor.to``: a device, a floating-point dtype (another raises
+            ``TypeError``) or a tensor, or ``device=``, ``dtype=``, ``non_blocking=``.
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         device, dtype, _ = _parse_to(args, dict(kwargs))
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
@@ -653,32 +949,73 @@ class Module:
 
         return self._apply(convert)
 
-    def cpu(self):
-        """Move every parameter and buffer to the CPU (NumPy); returns the module."""
+    def cpu(self) -> Self:
+        """Move every parameter and buffer to the CPU (NumPy); returns the module.
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         return self._apply(lambda t: t.cpu())
 
-    def cuda(self, device=None):
-        """Move every parameter and buffer to a CUDA device (CuPy); returns the module."""
+    def cuda(self, device: DeviceLike | None = None) -> Self:
+        """Move every parameter and buffer to a CUDA device (CuPy); returns the module.
+
+        Parameters
+        ----------
+        device : nbgrad.device or str or int, optional
+            The current CUDA device when omitted.
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         return self._apply(lambda t: t.cuda(device))
 
-    def float(self):
-        """Cast the floating-point parameters and buffers to float32; returns the module."""
+    def float(self) -> Self:
+        """Cast the floating-point parameters and buffers to float32; returns the module.
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
-    def double(self):
-        """Cast the floating-point parameters and buffers to float64; returns the module."""
+    def double(self) -> Self:
+        """Cast the floating-point parameters and buffers to float64; returns the module.
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
-    def half(self):
-        """Cast the floating-point parameters and buffers to float16; returns the module."""
+    def half(self) -> Self:
+        """Cast the floating-point parameters and buffers to float16; returns the module.
+
+        Returns
+        -------
+        Module
+            This module.
+        """
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     # -- printing ---------------------------------------------------------------------
     def _get_name(self):
         return self.__class__.__name__
 
-    def extra_repr(self):
-        """The text inside the parentheses of this module's repr; override it."""
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override it.
+
+        Returns
+        -------
+        str
+            Such as ``"in_features=2, out_features=3, bias=True"``; it may span lines.
+        """
         return ""
 
     def __repr__(self):

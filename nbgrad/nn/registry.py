@@ -14,55 +14,61 @@ the module it is restored into turns back into a registry of its own (``Module._
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-class Registry(dict):
+
+class Registry(dict[str, Any]):
     """A dict of names to parameters (or buffers, or modules) that mirrors itself into
     ``attributes``, the owning module's ``__dict__``."""
 
     __slots__ = ("_attributes",)
 
-    def __init__(self, attributes, entries=()):
+    def __init__(self, attributes: dict[str, Any],
+                 entries: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
         super().__init__()
         self._attributes = attributes
         self.update(entries)
 
-    def __setitem__(self, name, value):
+    def __setitem__(self, name: str, value: Any) -> None:
         super().__setitem__(name, value)
         self._attributes[name] = value
 
-    def __delitem__(self, name):
+    def __delitem__(self, name: str) -> None:
         super().__delitem__(name)
         self._attributes.pop(name, None)
 
-    def pop(self, name, *default):
+    def pop(self, name: str, *default: Any) -> Any:
         if name in self:
             self._attributes.pop(name, None)
         return super().pop(name, *default)
 
-    def popitem(self):
+    def popitem(self) -> tuple[str, Any]:
         name, value = super().popitem()
         self._attributes.pop(name, None)
         return name, value
 
-    def clear(self):
+    def clear(self) -> None:
         for name in self:
             self._attributes.pop(name, None)
         super().clear()
 
-    def setdefault(self, name, default=None):
+    def setdefault(self, name: str, default: Any = None) -> Any:
         if name not in self:
             self[name] = default
         return self[name]
 
-    def update(self, *args, **kwargs):
+    def update(self, *args: Any, **kwargs: Any) -> None:
         for name, value in dict(*args, **kwargs).items():
             self[name] = value
 
-    def __ior__(self, other):  # type: ignore[misc]  # it returns the registry, `|` a dict
+    # `|=` returns the registry itself, `|` a new dict: mypy wants their types to agree
+    def __ior__(  # type: ignore[misc, override]
+            self, other: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Registry:
         self.update(other)
         return self
 
-    def detach(self):
+    def detach(self) -> None:
         """Stop mirroring (the module has replaced this registry): its entries leave the
         module's ``__dict__``, and later changes to it no longer reach the module."""
         for name, value in self.items():
@@ -70,5 +76,5 @@ class Registry(dict):
                 del self._attributes[name]
         self._attributes = {}
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[dict], tuple[dict[str, Any]]]:
         return (dict, (dict(self),))

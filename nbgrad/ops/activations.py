@@ -6,6 +6,8 @@ Every derivative here is written in terms of the *output*, which is what the nod
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 import warnings
 
@@ -23,6 +25,9 @@ from .inplace import apply_inplace
 from .operands import tensor_operand, zeros_like
 from .reductions import numpy_spelling, peak
 
+if TYPE_CHECKING:
+    from ..dtypes import dtype
+
 
 class ReluBackward0(Node):
     """The gradient passes where the output is positive; at x = 0 it is 0 (chapter 06)."""
@@ -35,8 +40,18 @@ class ReluBackward0(Node):
 
 
 @op(ReluBackward0, inplace=True)
-def relu(input):
-    """``max(x, 0)`` of each element; its gradient at 0 is 0 (chapter 06)."""
+def relu(input: Tensor) -> Tensor:
+    """``max(x, 0)`` of each element; its gradient at 0 is 0 (chapter 06).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype: integers stay integers.
+    """
     return unary("relu", ReluBackward0, input, _relu, saves=OUTPUT, integers=True)
 
 
@@ -97,8 +112,18 @@ def _sigmoid(data):
 
 
 @op(SigmoidBackward0, inplace=True, functional=True, layer="Sigmoid")
-def sigmoid(input):
-    """``1 / (1 + exp(-x))`` of each element."""
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-x))`` of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
     return unary("sigmoid", SigmoidBackward0, input, _sigmoid, saves=OUTPUT)
 
 
@@ -111,8 +136,18 @@ class TanhBackward0(Node):
 
 
 @op(TanhBackward0, inplace=True, functional=True, layer="Tanh")
-def tanh(input):
-    """The hyperbolic tangent of each element."""
+def tanh(input: Tensor) -> Tensor:
+    """The hyperbolic tangent of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
     return unary("tanh", TanhBackward0, input, np.tanh, saves=OUTPUT)
 
 
@@ -153,9 +188,26 @@ class SoftmaxBackward0(Node):
 
 
 @op(SoftmaxBackward0)
-def softmax(input, dim=None, dtype=None, *, axis=None):
-    """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution
-    (``axis=``: NumPy's spelling of ``dim=``)."""
+def softmax(input: Tensor, dim: int | None = None, dtype: dtype | None = None, *,
+            axis: int | None = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, unless ``dtype`` is given (PyTorch has no integer kernel).
+    dim : int, optional
+        The dimension normalised. Without it, PyTorch's deprecated implicit choice (dim 0
+        for 0-, 1- and 3-d inputs, else 1), with its warning.
+    dtype : nbgrad.dtype, optional
+        Convert ``input`` to it first.
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+    """
     if axis is not None:
         dim, _ = numpy_spelling("softmax", dim, axis)
     x, dim, axis, shifted = _prepare("softmax", input, dim, dtype)
@@ -184,9 +236,26 @@ class LogSoftmaxBackward0(Node):
 
 
 @op(LogSoftmaxBackward0)
-def log_softmax(input, dim=None, dtype=None, *, axis=None):
-    """``log(softmax(x))`` along ``dim``, computed without forming the softmax (``axis=``:
-    NumPy's spelling of ``dim=``)."""
+def log_softmax(input: Tensor, dim: int | None = None, dtype: dtype | None = None, *,
+                axis: int | None = None) -> Tensor:
+    """``log(softmax(x))`` along ``dim``, computed without forming the softmax.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, unless ``dtype`` is given (PyTorch has no integer kernel).
+    dim : int, optional
+        The dimension normalised. Without it, PyTorch's deprecated implicit choice (dim 0
+        for 0-, 1- and 3-d inputs, else 1), with its warning.
+    dtype : nbgrad.dtype, optional
+        Convert ``input`` to it first.
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+    """
     if axis is not None:
         dim, _ = numpy_spelling("log_softmax", dim, axis)
     x, dim, axis, shifted = _prepare("log_softmax", input, dim, dtype)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numbers
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,10 +28,15 @@ from .elementwise import (NotImplementedBackward, binary, check_dtype, check_non
                           common_dtype, common_module, meta, metas, needs_grad, to_input, unary)
 from .operands import floating, invalid_combination, zeros_like
 
+if TYPE_CHECKING:
+    from ..types import Number, TensorOrNumber
+
 
 # -- + - * / ----------------------------------------------------------------------------
 class AddBackward0(Node):
     __slots__ = ("alpha", "metas")
+    alpha: Number
+    metas: tuple
 
     def apply(self, grad):
         a_meta, b_meta = self.metas
@@ -43,8 +49,21 @@ class AddBackward0(Node):
 
 
 @op(AddBackward0, operator="add", reflected="same", inplace=True)
-def add(input, other, *, alpha=1):
-    """``input + alpha * other``, broadcast; a number on either side."""
+def add(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+    """``input + alpha * other``, broadcast; a number on either side.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    alpha : number
+        The factor of ``other``. It must be an integer for integer operands, and a bool
+        only for bool ones (whose sum is a logical or), as in PyTorch.
+
+    Returns
+    -------
+    Tensor
+        Of the promoted dtype of the operands.
+    """
     compute = operator.add if alpha == 1 and type(alpha) is int else _scaled("add", operator.add, alpha)
     a, b, out, recording = binary("add", input, other, compute)
     if recording:
@@ -101,8 +120,24 @@ def _is_bool(value):
 
 
 @op(SubBackward0, RsubBackward1, aliases=("subtract",), operator="sub", inplace=True)
-def sub(input, other, *, alpha=1):
-    """``input - alpha * other``, broadcast; a number on either side."""
+def sub(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+    """``input - alpha * other``, broadcast; a number on either side.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    alpha : number
+        The factor of ``other``; an integer for integer operands.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
+    """
     compute = operator.sub if alpha == 1 and type(alpha) is int else _scaled("sub", operator.sub, alpha)
     if _is_bool(input) and _is_bool(other):
         raise RuntimeError(
@@ -123,8 +158,21 @@ def sub(input, other, *, alpha=1):
 
 
 @op(method=False)
-def rsub(input, other, *, alpha=1):
-    """``other - alpha * input``; ``input`` is a tensor (PyTorch takes no number there)."""
+def rsub(input: Tensor, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
+    """``other - alpha * input``: ``sub`` with its operands swapped.
+
+    Parameters
+    ----------
+    input : Tensor
+        A tensor (PyTorch takes no number there).
+    other : Tensor or number
+    alpha : number
+        The factor of ``input``; an integer for integer operands.
+
+    Returns
+    -------
+    Tensor
+    """
     if not isinstance(input, Tensor) or not _is_number(alpha):
         raise invalid_combination("rsub", input, other, **({} if alpha == 1 else {"alpha": alpha}))
     return sub(other, input, alpha=alpha)
@@ -132,6 +180,7 @@ def rsub(input, other, *, alpha=1):
 
 class MulBackward0(Node):
     __slots__ = ("metas",)
+    metas: tuple
 
     def apply(self, grad):
         a, b = self.saved_values
@@ -143,8 +192,17 @@ class MulBackward0(Node):
 
 
 @op(MulBackward0, aliases=("multiply",), operator="mul", reflected="same", inplace=True)
-def mul(input, other):
-    """``input * other``, element by element, broadcast."""
+def mul(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:
+    """``input * other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+
+    Returns
+    -------
+    Tensor
+    """
     a, b, out, recording = binary("mul", input, other, operator.mul)
     if recording:
         # Like PyTorch, save only what the needed gradients use.
@@ -156,6 +214,7 @@ def mul(input, other):
 
 class DivBackward0(Node):
     __slots__ = ("metas",)
+    metas: tuple
 
     def apply(self, grad):
         a, b = self.saved_values
@@ -193,9 +252,26 @@ def _true_divide(x, y):
 
 
 @op(DivBackward0, DivBackward2, aliases=("divide", "true_divide"), operator="truediv", inplace=True)
-def div(input, other, *, rounding_mode=None):
-    """``input / other``; integers divide into floats. ``rounding_mode``: ``"trunc"`` or
-    ``"floor"`` rounds the quotient (and its gradient is zero)."""
+def div(input: TensorOrNumber, other: TensorOrNumber, *,
+        rounding_mode: str | None = None) -> Tensor:
+    """``input / other``, broadcast; integers divide into floats.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    rounding_mode : {None, "trunc", "floor"}
+        ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+        integers (dividing one by zero raises) and the gradient is zero.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        For another ``rounding_mode``; with one, for an integer division by zero.
+    """
     if rounding_mode is not None:
         return _rounding_div(input, other, rounding_mode)
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
@@ -254,11 +330,20 @@ _ROUNDED_DIVISIONS = {"floor": _floor_quotient, "trunc": _trunc_quotient}
 
 
 @op(operator="floordiv", inplace=True)  # its node, NotImplemented, is shared
-def floor_divide(input, other):
+def floor_divide(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:
     """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``).
 
     PyTorch gives it no derivative: the result requires grad, but backward through it
     raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+
+    Returns
+    -------
+    Tensor
+        Integers stay integers (dividing one by zero raises a RuntimeError).
     """
     a, b, out, recording = binary("floor_divide", input, other, _floor_quotient)
     if recording:
@@ -300,8 +385,18 @@ def _remainder(x, y):
 
 
 @op(RemainderBackward0, RemainderBackward1, operator="mod", inplace=True)
-def remainder(input, other):
-    """``input % other``: the remainder of the floor division; it has the sign of ``other``."""
+def remainder(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:
+    """``input % other``: the remainder of the floor division; it has the sign of ``other``.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+        With a number as ``input``, the result has no derivative (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
     a, b, out, recording = binary("remainder", input, other, _remainder)
     if not recording:
         return out
@@ -335,9 +430,20 @@ def _fmod(x, y):
 
 
 @op(FmodBackward0, FmodBackward1, inplace=True)
-def fmod(input, other):
+def fmod(input: Tensor, other: TensorOrNumber) -> Tensor:
     """The remainder of the division rounded towards zero (C's ``fmod``): it has the sign
-    of ``input``. ``input`` is a tensor (PyTorch takes no number there)."""
+    of ``input``.
+
+    Parameters
+    ----------
+    input : Tensor
+        A tensor (PyTorch takes no number there).
+    other : Tensor or number
+
+    Returns
+    -------
+    Tensor
+    """
     if not isinstance(input, Tensor):
         raise invalid_combination("fmod", input, other)
     a, b, out, recording = binary("fmod", input, other, _fmod)
@@ -357,8 +463,18 @@ class ReciprocalBackward0(Node):
 
 
 @op(ReciprocalBackward0, inplace=True)
-def reciprocal(input):
-    """``1 / input``, element by element (``inf`` at 0)."""
+def reciprocal(input: Tensor) -> Tensor:
+    """``1 / input``, element by element (``inf`` at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
     return unary("reciprocal", ReciprocalBackward0, input, _one_over, saves=OUTPUT, quiet=True)
 
 
@@ -374,8 +490,17 @@ class NegBackward0(Node):
 
 
 @op(NegBackward0, aliases=("negative",), operator="neg", inplace=True)
-def neg(input):
-    """``-input``."""
+def neg(input: Tensor) -> Tensor:
+    """``-input``.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
     return unary("neg", NegBackward0, input, operator.neg, saves=None, integers=True)
 
 
@@ -455,8 +580,24 @@ def _integer_power(x, p, dtype):
 
 
 @op(PowBackward0, PowBackward1, PowBackward2, operator="pow", inplace=True)
-def pow(input, exponent):
-    """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor."""
+def pow(input: TensorOrNumber, exponent: TensorOrNumber) -> Tensor:
+    """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor.
+
+    Parameters
+    ----------
+    input, exponent : Tensor or number
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        For integers to a negative integer power given as a number (with a tensor of
+        exponents, such elements are 1 for a base of 1, ±1 for -1 and 0 otherwise, as in
+        PyTorch).
+    """
     a, b, out, _ = binary("pow", input, exponent, _power)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if should_record(a):
@@ -470,12 +611,31 @@ def pow(input, exponent):
 
 
 @op(inplace=True)
-def square(input):
-    """``input ** 2``."""
+def square(input: Tensor) -> Tensor:
+    """``input ** 2``.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
     return pow(input, 2)
 
 
 @op(operator="pos")
-def positive(input):
-    """``+input``: the tensor itself."""
+def positive(input: Tensor) -> Tensor:
+    """``+input``: the tensor itself.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        ``input``, the same object.
+    """
     return input

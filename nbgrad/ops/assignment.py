@@ -7,6 +7,8 @@ the tensor and writes back (chapter 05). The out-of-place forms are not exported
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import backend, dtypes
@@ -23,6 +25,9 @@ from .methods import tensor_method
 from .nondifferentiable import ZeroGradient
 from .operands import broadcast_error, operand, same_device, tensor_operand, zeros_like
 from .shape import unsqueeze
+
+if TYPE_CHECKING:
+    from ..types import TensorOrNumber
 
 
 class CopyBackwards(Node):
@@ -42,8 +47,22 @@ class CopyBackwards(Node):
 
 
 @op(CopyBackwards, export=False, method=False, inplace=True)
-def copy(input, src):
-    """``src`` broadcast to ``input``'s shape and cast to its dtype: ``copy_`` out of place."""
+def copy(input: Tensor, src: TensorOrNumber) -> Tensor:
+    """``src`` broadcast to this tensor's shape, cast to its dtype and moved to its device.
+
+    ``copy_`` out of place: the one operation that crosses devices (as in PyTorch). The
+    old values get no gradient; ``src`` gets all of it, summed to its shape and sent back to
+    its device.
+
+    Parameters
+    ----------
+    input : Tensor
+    src : Tensor or number
+
+    Returns
+    -------
+    Tensor
+    """
     value = operand(src, "copy_", 1, "src")
     data = input._data
     xp = array_module(data)
@@ -76,8 +95,27 @@ class FillBackward3(CopyBackwards):
 
 
 @op(FillBackward2, FillBackward3, export=False, method=False, inplace=True)
-def fill(input, value):
-    """``value`` everywhere, shaped like ``input``: ``fill_`` out of place."""
+def fill(input: Tensor, value: TensorOrNumber) -> Tensor:
+    """``value`` everywhere, in this tensor's shape and dtype.
+
+    ``fill_`` out of place. The old values get no gradient; a tensor ``value`` gets the sum
+    of it.
+
+    Parameters
+    ----------
+    input : Tensor
+    value : Tensor or number
+        A number or a 0-d tensor.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        If ``value`` is a tensor with dimensions.
+    """
     if isinstance(value, Tensor):
         return _filled_from(input, value)
     return _filled(input, value, FillBackward2)
@@ -110,8 +148,19 @@ class ZeroBackward0(ZeroGradient):
 
 
 @op(ZeroBackward0, export=False, method=False, inplace=True)
-def zero(input):
-    """A tensor of zeros shaped like ``input``: ``zero_`` out of place."""
+def zero(input: Tensor) -> Tensor:
+    """Zeros in this tensor's shape and dtype.
+
+    ``zero_`` out of place: the old values get no gradient.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+    """
     return _filled(input, 0, ZeroBackward0)
 
 

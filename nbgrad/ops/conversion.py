@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import backend, dtypes
 from ..autograd.graph import record, should_record
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
+
+if TYPE_CHECKING:
+    from ..dtypes import dtype
+    from ..types import DeviceLike
 
 
 class ToCopyBackward0(Node):
@@ -42,9 +48,36 @@ def _parse(args, kwargs):
 
 
 @op(ToCopyBackward0, export=False)
-def to(input, *args, **kwargs):
-    """This tensor with another dtype and/or on another device: ``to(dtype)``, ``to(device)``,
-    ``to(device, dtype)``, ``to(other)``; the tensor itself when nothing changes."""
+def to(input: Tensor, *args: Tensor | dtype | DeviceLike | type,
+       **kwargs: dtype | DeviceLike | bool | None) -> Tensor:
+    """This tensor with another dtype and/or on another device.
+
+    ``x.to(dtype)``, ``x.to(device)``, ``x.to(device, dtype)`` or ``x.to(other)`` (the dtype
+    and device of the tensor ``other``). It is differentiable: the gradient goes back to the
+    input's dtype and device, except from an integer or bool result, which leaves the graph
+    (as in PyTorch).
+
+    Parameters
+    ----------
+    input : Tensor
+    *args
+        A dtype (``float``, ``int`` and ``bool`` mean float64, int64 and bool), a device (a
+        name such as ``"cuda:0"``, an ``nbgrad.device`` or a CUDA index), both, or a tensor.
+        A bool among them is PyTorch's old positional ``non_blocking``, ignored.
+    **kwargs
+        ``dtype=``, ``device=``, ``copy=True`` (a new tensor even when nothing changes) and
+        ``non_blocking=`` (accepted, ignored).
+
+    Returns
+    -------
+    Tensor
+        ``input`` itself when neither dtype nor device changes and ``copy`` is not asked for.
+
+    Raises
+    ------
+    TypeError
+        For another keyword or an argument that is neither a dtype, a device nor a tensor.
+    """
     device, dtype, copy = _parse(args, dict(kwargs))
     x = input
     data = x._data

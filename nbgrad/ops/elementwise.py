@@ -211,6 +211,7 @@ class NotImplementedBackward(Node):
     forward runs and requires grad, but backward through it raises."""
 
     __slots__ = ("op",)
+    op: str  # the operation's name in PyTorch's message: "floor_divide"
 
     def apply(self, grad):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")

@@ -26,6 +26,8 @@ operations that exist only in place (``copy_``, ``fill_``, ``zero_``, ``t[i] = v
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +66,7 @@ FORBIDDEN = {
 }
 
 
-def check_leaf(t, recording):
+def check_leaf(t: Tensor, recording: bool) -> None:
     """The leaf rule, when the in-place change is recorded (grad mode is on and ``t`` or an
     operand requires grad): no in-place change of a leaf that requires grad, of a view of
     one, or of a view made in a way that autograd cannot rewrite (``views.py``)."""
@@ -80,7 +82,7 @@ def check_leaf(t, recording):
         raise RuntimeError(LEAF_MESSAGE + HINT)
 
 
-def view_rebase_message(view, indirect):
+def view_rebase_message(view: Tensor, indirect: bool) -> str:
     """PyTorch's handle_view_on_rebase: why ``view`` (made in a special way) may not be
     changed in place, or (``indirect``) used after its base was."""
     modified = "its base or another view of its base has been" if indirect else "is being"
@@ -101,7 +103,7 @@ def _node_name(node):
     return re.sub(r"Backward0?", "", node.name(), count=1)
 
 
-def apply_inplace(t, op, *args, **kwargs):
+def apply_inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """``t.op_(*args)``: compute ``op(t, *args)`` and make ``t`` hold the result."""
     t = tensor_operand(t, op.__name__ + "_")
     recording = should_record(t, *args)
@@ -144,7 +146,7 @@ def rebase_history(t, node, output_nr=0):
     base._views_follow()  # the base may require grad now, and so its views outside the graph
 
 
-def check_overlap(t, operands):
+def check_overlap(t: Tensor, operands: Sequence[Any]) -> None:
     """PyTorch's memory-overlap rules for the written-to tensor ``t`` (MemoryOverlap.cpp):
     no two of its elements may share memory, and no operand may share only part of its
     memory (the same elements in the same places is fine: ``x += x``)."""
@@ -232,7 +234,7 @@ def _become_output(t, node, output_nr=0):
             node._node_hooks().retains_grad[output_nr] = ref
 
 
-def regenerate_grad_fn(view):
+def regenerate_grad_fn(view: Tensor) -> None:
     """``view``'s base, or another view of it, was changed in place after ``view`` got its
     ``grad_fn`` (the version counter they share has moved on): the view's elements now come
     from the base's current ``grad_fn``, through a new ``AsStridedBackward0``. A view made

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..autograd.graph import OUTPUT, record, should_record
@@ -23,10 +25,13 @@ from .dims import normalize_dims, numpy_spelling
 from .operands import (broadcast_error, invalid_combination, operand, promoted, shape_of,
                        tensor_operand, zeros_like)
 
+if TYPE_CHECKING:
+    from ..types import Dims, TensorOrNumber
+
 
 # -- comparisons and logic: results outside the graph -----------------------------------
-def _compare(op, compute):
-    def comparison(input, other):
+def _compare(op, symbol, compute):
+    def comparison(input: Tensor, other: TensorOrNumber) -> Tensor:
         if not isinstance(input, Tensor):  # PyTorch takes a number as ``other`` only
             raise invalid_combination(op, input, other)
         b = operand(other, op)
@@ -37,20 +42,32 @@ def _compare(op, compute):
             raise broadcast_error(shape_of(x), shape_of(y)) from None
 
     comparison.__name__ = op
-    comparison.__doc__ = f"Elementwise ``{op}``: a bool tensor, never part of the graph."
+    comparison.__doc__ = f"""``input {symbol} other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
     return comparison
 
 
-eq = op(operator="eq", reflected=None)(_compare("eq", np.equal))
-ne = op(operator="ne", reflected=None, aliases=("not_equal",))(_compare("ne", np.not_equal))
-lt = op(operator="lt", reflected=None, aliases=("less",))(_compare("lt", np.less))
-le = op(operator="le", reflected=None, aliases=("less_equal",))(_compare("le", np.less_equal))
-gt = op(operator="gt", reflected=None, aliases=("greater",))(_compare("gt", np.greater))
-ge = op(operator="ge", reflected=None, aliases=("greater_equal",))(_compare("ge", np.greater_equal))
+eq = op(operator="eq", reflected=None)(_compare("eq", "==", np.equal))
+ne = op(operator="ne", reflected=None, aliases=("not_equal",))(_compare("ne", "!=", np.not_equal))
+lt = op(operator="lt", reflected=None, aliases=("less",))(_compare("lt", "<", np.less))
+le = op(operator="le", reflected=None, aliases=("less_equal",))(_compare("le", "<=", np.less_equal))
+gt = op(operator="gt", reflected=None, aliases=("greater",))(_compare("gt", ">", np.greater))
+ge = op(operator="ge", reflected=None, aliases=("greater_equal",))(_compare("ge", ">=", np.greater_equal))
 
 
 def _logical(op, compute):
-    def logical(input, other):
+    def logical(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:
         a = operand(input, op, 1, "input")
         b = operand(other, op)
         x, y = promoted(a, b)
@@ -61,7 +78,16 @@ def _logical(op, compute):
             raise broadcast_error(shape_of(x), shape_of(y)) from None
 
     logical.__name__ = op
-    logical.__doc__ = f"Elementwise ``{op}`` of integer or bool tensors."
+    logical.__doc__ = f"""Elementwise ``{op}`` of integer or bool tensors, broadcast.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+
+    Returns
+    -------
+    Tensor
+    """
     return logical
 
 
@@ -74,7 +100,7 @@ bitwise_xor = op(export=False, method=False, operator="xor", reflected="same")(
 
 
 @op(export=False, method=False)
-def bitwise_not(input):
+def bitwise_not(input: Tensor) -> Tensor:
     """The bitwise (for bool, logical) negation of each element."""
     x = tensor_operand(input, "bitwise_not")
     check_dtype("bitwise_not", x._data.dtype)
@@ -82,7 +108,7 @@ def bitwise_not(input):
 
 
 @tensor_method("__invert__")
-def invert(self):
+def invert(self: Tensor) -> Tensor:
     """``~self``: ``bitwise_not``, whose operator PyTorch refuses for floats with a TypeError."""
     if self._data.dtype.kind == "f":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
@@ -90,33 +116,89 @@ def invert(self):
 
 
 @op()
-def logical_not(input):
-    """``not`` of each element, as a bool tensor."""
+def logical_not(input: Tensor) -> Tensor:
+    """``not`` of each element, as a bool tensor.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
     return Tensor._make(np.logical_not(tensor_operand(input, "logical_not")._data))
 
 
 @op()
-def isnan(input):
-    """Where the elements are NaN, as a bool tensor."""
+def isnan(input: Tensor) -> Tensor:
+    """Where the elements are NaN, as a bool tensor.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
     return Tensor._make(np.isnan(tensor_operand(input, "isnan")._data))
 
 
 @op()
-def isfinite(input):
-    """Where the elements are neither infinite nor NaN, as a bool tensor."""
+def isfinite(input: Tensor) -> Tensor:
+    """Where the elements are neither infinite nor NaN, as a bool tensor.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
     return Tensor._make(np.isfinite(tensor_operand(input, "isfinite")._data))
 
 
 @op()
-def isinf(input):
-    """Where the elements are +inf or -inf, as a bool tensor."""
+def isinf(input: Tensor) -> Tensor:
+    """Where the elements are +inf or -inf, as a bool tensor.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
     return Tensor._make(np.isinf(tensor_operand(input, "isinf")._data))
 
 
 @op()
-def any(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    """Whether any element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
-    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+def any(input: Tensor, dim: Dims | None = None, keepdim: bool = False, *,
+        axis: Dims | None = None, keepdims: bool | None = None) -> Tensor:
+    """Whether any element, or any along ``dim``, is nonzero.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted.
+    keepdim : bool
+        Keep the reduced dimensions with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("any", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "any")
@@ -132,9 +214,25 @@ def _logical_axis(dim, ndim):
 
 
 @op()
-def all(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    """Whether every element (along ``dim``, an int or a tuple) is nonzero, as a bool tensor
-    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+def all(input: Tensor, dim: Dims | None = None, keepdim: bool = False, *,
+        axis: Dims | None = None, keepdims: bool | None = None) -> Tensor:
+    """Whether every element, or every one along ``dim``, is nonzero.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted.
+    keepdim : bool
+        Keep the reduced dimensions with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("all", dim, axis, keepdim, keepdims)
     x = tensor_operand(input, "all")
@@ -142,30 +240,71 @@ def all(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
 
 
 @op()
-def equal(input, other):
-    """True when both tensors have the same shape and the same values."""
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Whether both tensors have the same shape and the same values.
+
+    Parameters
+    ----------
+    input, other : Tensor
+
+    Returns
+    -------
+    bool
+        A Python bool (``False`` where either holds a NaN).
+    """
     a, b = tensor_operand(input, "equal"), tensor_operand(other, "equal", 2, "other")
     return a._data.shape == b._data.shape and bool((a._data == b._data).all())
 
 
 @op()
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Whether ``|input - other| <= atol + rtol * |other|`` holds everywhere (a Python bool)."""
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether ``|input - other| <= atol + rtol * |other|`` holds everywhere, broadcast.
+
+    Parameters
+    ----------
+    input, other : Tensor
+    rtol, atol : float
+        The relative and the absolute tolerance.
+    equal_nan : bool
+        Count two NaNs in the same place as close.
+
+    Returns
+    -------
+    bool
+        A Python bool.
+    """
     a, b = tensor_operand(input, "allclose"), tensor_operand(other, "allclose", 2, "other")
     return bool(array_module(a._data).allclose(a._data, b._data, rtol=rtol, atol=atol,
                                                equal_nan=equal_nan))
 
 
 @op()
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Where ``|input - other| <= atol + rtol * |other|`` holds, as a bool tensor."""
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Where ``|input - other| <= atol + rtol * |other|`` holds, broadcast.
+
+    Parameters
+    ----------
+    input, other : Tensor
+    rtol, atol : float
+        The relative and the absolute tolerance.
+    equal_nan : bool
+        Count two NaNs in the same place as close.
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
     a, b = tensor_operand(input, "isclose"), tensor_operand(other, "isclose", 2, "other")
     return Tensor._make(array_module(a._data).isclose(a._data, b._data, rtol=rtol, atol=atol,
                                                       equal_nan=equal_nan))
 
 
 @op(method=False)
-def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+def isin(elements: TensorOrNumber, test_elements: TensorOrNumber, *,
+         assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Whether each of ``elements`` is among ``test_elements``, as a bool tensor.
 
     Parameters
@@ -219,18 +358,60 @@ def _arg(op, input, dim, keepdim):
 
 
 @op()
-def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    """The index of the largest value: an int64 tensor with no ``grad_fn`` (``axis=``,
-    ``keepdims=``: NumPy's spellings)."""
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+           axis: int | None = None, keepdims: bool | None = None) -> Tensor:
+    """The index of the largest value, of all (in the flattened tensor) or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        The dimension searched; without it, the index is into ``input.flatten()``.
+    keepdim : bool
+        Keep the searched dimension (all of them, without ``dim``) with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        int64, with no ``grad_fn``; the first index where the largest value is repeated.
+
+    Raises
+    ------
+    IndexError
+        For an empty ``input`` without ``dim``.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("argmax", dim, axis, keepdim, keepdims)
     return _arg("argmax", input, dim, keepdim)
 
 
 @op()
-def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    """The index of the smallest value: an int64 tensor with no ``grad_fn`` (``axis=``,
-    ``keepdims=``: NumPy's spellings)."""
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+           axis: int | None = None, keepdims: bool | None = None) -> Tensor:
+    """The index of the smallest value, of all (in the flattened tensor) or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        The dimension searched; without it, the index is into ``input.flatten()``.
+    keepdim : bool
+        Keep the searched dimension (all of them, without ``dim``) with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        int64, with no ``grad_fn``; the first index where the smallest value is repeated.
+
+    Raises
+    ------
+    IndexError
+        For an empty ``input`` without ``dim``.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("argmin", dim, axis, keepdim, keepdims)
     return _arg("argmin", input, dim, keepdim)
@@ -323,9 +504,18 @@ class SignBackward0(ZeroGradient):
 
 
 @op(SignBackward0, inplace=True)
-def sign(input):
-    """-1, 0 or 1 for each element (0 for NaN; a bool tensor stays itself); its gradient is
-    zero."""
+def sign(input: Tensor) -> Tensor:
+    """-1, 0 or 1 for each element (0 for NaN; a bool tensor stays itself).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype; its gradient is zero.
+    """
     return _step("sign", SignBackward0, _signs, input, integers=_signs)
 
 
@@ -341,8 +531,18 @@ class SgnBackward0(ZeroGradient):
 
 
 @op(SgnBackward0, inplace=True)
-def sgn(input):
-    """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs)."""
+def sgn(input: Tensor) -> Tensor:
+    """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype; its gradient is zero.
+    """
     return _step("sgn", SgnBackward0, _signs, input, integers=_signs, saves_both=True)
 
 
@@ -355,8 +555,20 @@ class RoundBackward1(ZeroGradient):
 
 
 @op(RoundBackward0, RoundBackward1, inplace=True)
-def round(input, *, decimals=0):
-    """Each element rounded half to even (to ``decimals`` places); its gradient is zero."""
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Each element rounded half to even (to ``decimals`` places).
+
+    Parameters
+    ----------
+    input : Tensor
+    decimals : int
+        The decimal places kept; negative ones round to tens, hundreds...
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+    """
     if decimals:
         return _step("round", RoundBackward1, lambda d: d.round(decimals), input,
                      kernel="round_decimals")
@@ -368,8 +580,18 @@ class FloorBackward0(ZeroGradient):
 
 
 @op(FloorBackward0, inplace=True)
-def floor(input):
-    """Each element rounded down; its gradient is zero."""
+def floor(input: Tensor) -> Tensor:
+    """Each element rounded down.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+    """
     return _step("floor", FloorBackward0, np.floor, input)
 
 
@@ -378,8 +600,18 @@ class CeilBackward0(ZeroGradient):
 
 
 @op(CeilBackward0, inplace=True)
-def ceil(input):
-    """Each element rounded up; its gradient is zero."""
+def ceil(input: Tensor) -> Tensor:
+    """Each element rounded up.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+    """
     return _step("ceil", CeilBackward0, np.ceil, input)
 
 
@@ -388,6 +620,16 @@ class TruncBackward0(ZeroGradient):
 
 
 @op(TruncBackward0, inplace=True)
-def trunc(input):
-    """Each element rounded towards zero; its gradient is zero."""
+def trunc(input: Tensor) -> Tensor:
+    """Each element rounded towards zero.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+    """
     return _step("trunc", TruncBackward0, np.trunc, input)

@@ -210,7 +210,7 @@ def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = dtypes.dim_index(dim, x._data.ndim)
     if isinstance(start, Tensor):
-        start = start.item()
+        start = start.item()  # type: ignore[assignment]  # a number from here on (item: Number)
     size = x._data.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but "

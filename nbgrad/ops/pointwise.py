@@ -17,7 +17,7 @@ from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
-from .declare import op
+from .declare import inplace_docstring, op
 from .elementwise import INPUT, OUTPUT, check_dtype, unary
 from .inplace import apply_inplace
 from .methods import tensor_method
@@ -33,8 +33,18 @@ class ExpBackward0(Node):
 
 
 @op(ExpBackward0, inplace=True)
-def exp(input):
-    """``e`` to the power of each element."""
+def exp(input: Tensor) -> Tensor:
+    """``e`` to the power of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
     return unary("exp", ExpBackward0, input, np.exp, saves=OUTPUT)
 
 
@@ -47,8 +57,18 @@ class LogBackward0(Node):
 
 
 @op(LogBackward0, inplace=True)
-def log(input):
-    """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0)."""
+def log(input: Tensor) -> Tensor:
+    """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
     return unary("log", LogBackward0, input, np.log, saves=INPUT, quiet=True)
 
 
@@ -61,8 +81,18 @@ class SqrtBackward0(Node):
 
 
 @op(SqrtBackward0, inplace=True)
-def sqrt(input):
-    """The square root of each element (``nan`` below 0)."""
+def sqrt(input: Tensor) -> Tensor:
+    """The square root of each element (``nan`` below 0).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
     return unary("sqrt", SqrtBackward0, input, np.sqrt, saves=OUTPUT, quiet=True)
 
 
@@ -75,8 +105,18 @@ class SinBackward0(Node):
 
 
 @op(SinBackward0, inplace=True)
-def sin(input):
-    """The sine of each element (in radians)."""
+def sin(input: Tensor) -> Tensor:
+    """The sine of each element (in radians).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
     return unary("sin", SinBackward0, input, np.sin, saves=INPUT)
 
 
@@ -89,8 +129,18 @@ class CosBackward0(Node):
 
 
 @op(CosBackward0, inplace=True)
-def cos(input):
-    """The cosine of each element (in radians)."""
+def cos(input: Tensor) -> Tensor:
+    """The cosine of each element (in radians).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
     return unary("cos", CosBackward0, input, np.cos, saves=INPUT)
 
 
@@ -105,8 +155,20 @@ class AbsBackward0(Node):
 
 
 @op(AbsBackward0, operator="abs", inplace=True)
-def abs(input):
-    """The absolute value of each element (integers stay integers)."""
+def abs(input: Tensor) -> Tensor:
+    """The absolute value of each element.
+
+    Its gradient is ``sign(x)``: 0 at ``x = 0``, a subgradient (chapter 06).
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype: integers stay integers.
+    """
     return unary("abs", AbsBackward0, input, np.abs, saves=INPUT, integers=True)
 
 
@@ -266,9 +328,12 @@ class InplaceWithoutDerivative(Node):
                                   "implemented.")
 
 
-def _inplace_without_derivative(name, compute, node_cls):
-    """``Tensor.<name>_``: computes as ``<name>`` does, and records ``node_cls``, which raises
-    in backward (PyTorch's ``asinh_`` records AsinhBackward1, which does)."""
+def _inplace_without_derivative(documented, compute, node_cls):
+    """``Tensor.<name>_`` of the function ``documented``: computes as it does, and records
+    ``node_cls``, which raises in backward (PyTorch's ``asinh_`` records AsinhBackward1,
+    which does)."""
+    name = documented.__name__
+
     def function(input):
         return unary(name, node_cls, input, compute, saves=None, quiet=True)
 
@@ -278,8 +343,9 @@ def _inplace_without_derivative(name, compute, node_cls):
     def method(self: Tensor) -> Tensor:
         return apply_inplace(self, function)
 
-    method.__doc__ = (f"In place ``{name}``: changes this tensor and bumps its version "
-                      f"(chapter 05). As in PyTorch, backward through it raises.")
+    method.__doc__ = inplace_docstring(documented) + (
+        "\n\nNotes\n-----\nAs in PyTorch, backward through it raises: its node, "
+        f"``{node_cls.__name__}``, has no derivative.")
     return method
 
 
@@ -450,7 +516,7 @@ def asinh(input: Tensor) -> Tensor:
     return unary("asinh", AsinhBackward0, input, np.arcsinh, saves=INPUT)
 
 
-asinh_ = _inplace_without_derivative("asinh", np.arcsinh, AsinhBackward1)
+asinh_ = _inplace_without_derivative(asinh, np.arcsinh, AsinhBackward1)
 
 
 class AcoshBackward0(Node):
@@ -481,7 +547,7 @@ def acosh(input: Tensor) -> Tensor:
     return unary("acosh", AcoshBackward0, input, np.arccosh, saves=INPUT, quiet=True)
 
 
-acosh_ = _inplace_without_derivative("acosh", np.arccosh, AcoshBackward1)
+acosh_ = _inplace_without_derivative(acosh, np.arccosh, AcoshBackward1)
 
 
 class AtanhBackward0(Node):
@@ -512,7 +578,7 @@ def atanh(input: Tensor) -> Tensor:
     return unary("atanh", AtanhBackward0, input, np.arctanh, saves=INPUT, quiet=True)
 
 
-atanh_ = _inplace_without_derivative("atanh", np.arctanh, AtanhBackward1)
+atanh_ = _inplace_without_derivative(atanh, np.arctanh, AtanhBackward1)
 
 
 # -- parts and repairs ------------------------------------------------------------------

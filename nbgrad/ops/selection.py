@@ -5,6 +5,8 @@ Their gradients pass to whichever operand supplied each element of the result.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes
@@ -18,6 +20,9 @@ from .methods import tensor_method
 from .nondifferentiable import nonzero
 from .operands import (broadcast_error, floating, operand, promoted, same_device, shape_of,
                        tensor_operand, zeros_like)
+
+if TYPE_CHECKING:
+    from ..types import TensorOrNumber
 
 
 class ClampBackward1(Node):
@@ -71,11 +76,30 @@ def _within(x, low, high):
 
 
 @op(ClampBackward1, ClampBackward0, aliases=("clip",), inplace=True)
-def clamp(input, min=None, max=None):
-    """Each element limited to ``[min, max]``: both bounds numbers (or 0-d tensors, read as
-    numbers), or both tensors, broadcast; either may be ``None``.
+def clamp(input: Tensor, min: TensorOrNumber | None = None,
+          max: TensorOrNumber | None = None) -> Tensor:
+    """Each element limited to ``[min, max]``.
 
     When ``min > max``, every element is ``max``; a NaN anywhere gives NaN, as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+    min, max : Tensor or number, optional
+        The bounds: both numbers (or 0-d tensors that do not require grad, read as
+        numbers), or both tensors, broadcast; either may be ``None``, not both. A float
+        bound makes an integer input float.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        If both bounds are ``None``.
+    TypeError
+        For a number mixed with a tensor that is not read as a number.
     """
     x = tensor_operand(input, "clamp")
     bounds = (min, max)
@@ -269,8 +293,20 @@ class MaximumBackward0(Node):
 
 
 @op(MaximumBackward0)
-def maximum(input, other):
-    """The larger of the two, element by element (a tie splits the gradient in half)."""
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """The larger of the two, element by element, broadcast.
+
+    A tie splits the gradient in half between them; a NaN in either gives NaN.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Tensors both (PyTorch takes no number here).
+
+    Returns
+    -------
+    Tensor
+    """
     return _choose("maximum", MaximumBackward0, True, input, other)
 
 
@@ -279,8 +315,20 @@ class MinimumBackward0(MaximumBackward0):
 
 
 @op(MinimumBackward0)
-def minimum(input, other):
-    """The smaller of the two, element by element (a tie splits the gradient in half)."""
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """The smaller of the two, element by element, broadcast.
+
+    A tie splits the gradient in half between them; a NaN in either gives NaN.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Tensors both (PyTorch takes no number here).
+
+    Returns
+    -------
+    Tensor
+    """
     return _choose("minimum", MinimumBackward0, False, input, other)
 
 
@@ -373,9 +421,27 @@ class MaskedFillBackward1(Node):
 
 
 @op(MaskedFillBackward0, MaskedFillBackward1, inplace=True)
-def masked_fill(input, mask, value):
-    """``value`` (a number, or a 0-d tensor whose gradient is then the sum of the result's
-    where ``mask`` is True) where ``mask`` is True, ``input`` elsewhere."""
+def masked_fill(input: Tensor, mask: Tensor, value: TensorOrNumber) -> Tensor:
+    """``value`` where ``mask`` is True, ``input`` elsewhere.
+
+    Parameters
+    ----------
+    input : Tensor
+    mask : Tensor
+        bool, broadcast with ``input``.
+    value : Tensor or number
+        A number, or a 0-d tensor whose gradient is then the sum of the result's where
+        ``mask`` is True; cast to ``input``'s dtype.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        If ``mask`` is not bool, or ``value`` is a tensor with dimensions.
+    """
     x = tensor_operand(input, "masked_fill")
     m = tensor_operand(mask, "masked_fill", 2, "mask")
     if m._data.dtype.kind != "b":
@@ -408,6 +474,18 @@ def _check_fill_value(value):
 
 
 @tensor_method("where")
-def where_method(self, condition, other):
-    """``x.where(condition, y)`` is ``where(condition, x, y)``."""
+def where_method(self: Tensor, condition: Tensor, other: TensorOrNumber) -> Tensor:
+    """``x.where(condition, y)`` is ``where(condition, x, y)``: this tensor where
+    ``condition`` is True, ``other`` elsewhere.
+
+    Parameters
+    ----------
+    condition : Tensor
+        bool, broadcast with the two.
+    other : Tensor or number
+
+    Returns
+    -------
+    Tensor
+    """
     return where(condition, self, other)

@@ -14,13 +14,15 @@ gradients take ever smaller steps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
 from .optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from .optimizer import Closure, Params
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -30,10 +32,11 @@ class Adagrad(Optimizer):
 
     Parameters
     ----------
-    params : iterable of Tensor or dict
-        The parameters to optimize, or parameter groups (dicts with ``"params"``).
-    lr : float, default 1e-2
-        Learning rate.
+    params : iterable
+        The parameters to optimize, or parameter groups (dicts with ``"params"``): see
+        ``Optimizer``.
+    lr : float or Tensor, default 1e-2
+        Learning rate (a tensor of one element is read as a float at each step).
     lr_decay : float, default 0
         The learning rate at step ``t`` is ``lr / (1 + (t - 1) * lr_decay)``.
     weight_decay : float, default 0
@@ -54,7 +57,7 @@ class Adagrad(Optimizer):
     made at once, not at the first step.
     """
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0,
+    def __init__(self, params: Params, lr: float | Tensor = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0,
                  eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
@@ -91,18 +94,7 @@ class Adagrad(Optimizer):
             state["sum"] = creation.full_like(p, self.defaults["initial_accumulator_value"])
         return state
 
-    def step(self, closure: Any = None) -> Any:
-        """One update of every parameter that has a gradient.
-
-        Parameters
-        ----------
-        closure : callable, optional
-            Re-evaluates the model and returns the loss; called with grad mode on.
-
-        Returns
-        -------
-        The closure's loss, or ``None`` without a closure.
-        """
+    def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
             params, grads, sums, steps = [], [], [], []

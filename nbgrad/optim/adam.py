@@ -16,10 +16,15 @@ For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...`` (PyTorch
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
 from .optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from .optimizer import Closure, Params
 
 __all__ = ["Adam", "AdamW", "adam"]
 
@@ -27,11 +32,47 @@ __all__ = ["Adam", "AdamW", "adam"]
 class Adam(Optimizer):
     """Adam (Kingma and Ba), with PyTorch's options: ``betas``, ``eps``, ``weight_decay``
     (added to the gradient), ``amsgrad`` and ``maximize``; the update is PyTorch's
-    single-tensor one."""
+    single-tensor one.
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None, decoupled_weight_decay=False):
+    Parameters
+    ----------
+    params : iterable
+        The parameters to optimize, or parameter groups (dicts with ``"params"``): see
+        ``Optimizer``.
+    lr : float or Tensor, default 1e-3
+        Learning rate (a tensor of one element is read as a float at each step).
+    betas : tuple of (float, float), default (0.9, 0.999)
+        The decay rates of the running averages of the gradient and of its square (both
+        floats, or both one-element tensors, read as floats).
+    eps : float, default 1e-8
+        Added to the denominator, after the square root and bias correction.
+    weight_decay : float, default 0
+        L2 penalty, added to the gradient (or, with ``decoupled_weight_decay``, applied to
+        the parameter directly, as ``AdamW`` does).
+    amsgrad : bool, default False
+        Divide by the largest running average of the squared gradient seen so far
+        (``state[p]["max_exp_avg_sq"]``).
+    maximize : bool, default False
+        Maximize the objective instead of minimizing it.
+    decoupled_weight_decay : bool, default False
+        Shrink ``p`` by ``lr * weight_decay`` directly: ``AdamW``.
+    foreach, capturable, differentiable, fused : bool, optional
+        PyTorch's kernel choices; nbgrad has one implementation and keeps them so that
+        ``param_groups`` look like PyTorch's (``differentiable=True`` is refused).
+
+    Notes
+    -----
+    The state of each parameter has PyTorch's keys: ``step`` (a float tensor),
+    ``exp_avg``, ``exp_avg_sq`` and, with ``amsgrad``, ``max_exp_avg_sq``; it is made at
+    the parameter's first step.
+    """
+
+    def __init__(self, params: Params, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] | tuple[Tensor, Tensor] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False):
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
@@ -49,10 +90,10 @@ class Adam(Optimizer):
             raise ValueError("betas must be either both floats or both Tensors")
         if differentiable:
             raise NotImplementedError("nbgrad's optimizers do not support differentiable=True")
-        betas = tuple(float(b) for b in betas)
+        float_betas = tuple(float(b) for b in betas)
         # foreach, capturable and fused select PyTorch kernels; nbgrad has one
         # implementation and keeps them only so that param_groups look like PyTorch's.
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+        defaults = dict(lr=lr, betas=float_betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
@@ -68,8 +109,7 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = creation.zeros_like(p)
         return state
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+    def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
             amsgrad = group["amsgrad"]
@@ -97,11 +137,25 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     """Adam with *decoupled* weight decay: ``p`` shrinks by ``lr * weight_decay`` directly,
-    instead of ``weight_decay * p`` being added to the gradient."""
+    instead of ``weight_decay * p`` being added to the gradient (Loshchilov and Hutter).
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
-                 differentiable=False, fused=None):
+    ``Adam(..., decoupled_weight_decay=True)``, with a weight decay of 1e-2 by default.
+
+    Parameters
+    ----------
+    params, lr, betas, eps, amsgrad, maximize
+        As for ``Adam``.
+    weight_decay : float, default 1e-2
+        The fraction ``lr * weight_decay`` by which every step shrinks the parameters.
+    foreach, capturable, differentiable, fused : bool, optional
+        As for ``Adam``: accepted for PyTorch's signature.
+    """
+
+    def __init__(self, params: Params, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] | tuple[Tensor, Tensor] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
                          maximize=maximize, capturable=capturable,
                          differentiable=differentiable, fused=fused,
@@ -113,9 +167,21 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True
 
 
-def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad,
-         beta1, beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay=False):
-    """The update itself, on the arrays (in place; version counters bumped)."""
+def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
+         exp_avg_sqs: list[Tensor], max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor],
+         *, amsgrad: bool, beta1: float, beta2: float, lr: float, weight_decay: float,
+         eps: float, maximize: bool, decoupled_weight_decay: bool = False) -> None:
+    """The Adam update itself, on the arrays (in place; version counters bumped).
+
+    Parameters
+    ----------
+    params, grads, exp_avgs, exp_avg_sqs, state_steps : list of Tensor
+        One entry per parameter that has a gradient.
+    max_exp_avg_sqs : list of Tensor
+        The largest ``exp_avg_sq`` so far (used only with ``amsgrad``).
+    amsgrad, beta1, beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay
+        The group's options, as in ``Adam``.
+    """
     for i, param in enumerate(params):
         p = param._data
         g = grads[i]._data

@@ -104,6 +104,8 @@ def _mark_optimizer_steps(scheduler: "LRScheduler") -> None:
     if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
         return
     optimizer_ref = ref(optimizer)  # a strong reference would make a cycle
+    # (below, mypy sees neither that step is a bound method, that the optimizer outlives
+    # the call, nor that a function can carry an attribute or replace a method)
     func = optimizer.step.__func__  # type: ignore[attr-defined]
 
     @wraps(func)
@@ -188,7 +190,7 @@ class LRScheduler:
         """
         self.__dict__.update(state_dict)
 
-    def get_last_lr(self) -> list[Any]:
+    def get_last_lr(self) -> list[float | Tensor]:
         """The learning rate of each group, as the last ``step()`` set it.
 
         Returns
@@ -198,7 +200,7 @@ class LRScheduler:
         """
         return self._last_lr
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """The learning rates of the step being taken (each scheduler defines it).
 
         Returns
@@ -316,7 +318,7 @@ class LambdaLR(_LambdaScheduler):
                  last_epoch: int = -1) -> None:
         super().__init__(optimizer, lr_lambda, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """``base_lr * lr_lambda(last_epoch)`` per group.
 
         Returns
@@ -348,7 +350,7 @@ class MultiplicativeLR(_LambdaScheduler):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, lr_lambda, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """The current learning rate times ``lr_lambda(last_epoch)`` per group.
 
         Returns
@@ -381,7 +383,7 @@ class StepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """The current learning rates, times ``gamma`` at each multiple of ``step_size``.
 
         Returns
@@ -416,7 +418,7 @@ class MultiStepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """The current learning rates, times ``gamma`` (per occurrence) at a milestone.
 
         Returns
@@ -454,7 +456,7 @@ class ConstantLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """``factor`` applied at epoch 0 and undone at ``total_iters``.
 
         Returns
@@ -500,7 +502,7 @@ class LinearLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """The current learning rates times the ratio of this epoch's factor to the last.
 
         Returns
@@ -536,7 +538,7 @@ class ExponentialLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """The current learning rates times ``gamma``.
 
         Returns
@@ -569,7 +571,7 @@ class PolynomialLR(LRScheduler):
         self.power = power
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """The current learning rates times the ratio of this epoch's decay to the last.
 
         Returns
@@ -614,7 +616,7 @@ class CosineAnnealingLR(LRScheduler):
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """The next learning rates by PyTorch's recursive formula.
 
         Returns
@@ -674,7 +676,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_cur: float = last_epoch
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """``eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2``.
 
         Returns
@@ -820,6 +822,7 @@ class SequentialLR(_SchedulerOfSchedulers):
         elif hasattr(scheduler, "last_epoch"):
             scheduler.last_epoch -= 1
 
+    # PyTorch's signature (no epoch): not the base class's step(epoch)
     def step(self) -> None:  # type: ignore[override]
         """Step the scheduler whose turn it is (a new one starts at its epoch 0)."""
         self.last_epoch += 1
@@ -855,6 +858,7 @@ class ChainedScheduler(_SchedulerOfSchedulers):
         self.optimizer = optimizer
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
+    # PyTorch's signature (no epoch): not the base class's step(epoch)
     def step(self) -> None:  # type: ignore[override]
         """Step every scheduler, in order."""
         for scheduler in self._schedulers:
@@ -920,12 +924,14 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
-    def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
+    # PyTorch's signature, which takes the metric first: not the base class's step(epoch)
+    def step(self, metrics: float | Tensor,  # type: ignore[override]
+             epoch: int | None = None) -> None:
         """Record this epoch's metric; drop the learning rate after ``patience`` bad ones.
 
         Parameters
         ----------
-        metrics : float
+        metrics : float or Tensor
             The metric (a number or a one-element tensor).
         epoch : int, optional
             Deprecated (it warns).
@@ -968,7 +974,14 @@ class ReduceLROnPlateau(LRScheduler):
 
     @property
     def in_cooldown(self) -> bool:
-        """Whether the scheduler is in its cooldown after a drop."""
+        """Whether the scheduler is in its cooldown after a drop.
+
+        Returns
+        -------
+        bool
+            True while ``cooldown`` epochs have not yet passed since the last reduction:
+            bad epochs are not counted then.
+        """
         return self.cooldown_counter > 0
 
     def _is_better(self, a: float, best: float) -> bool:
@@ -1045,11 +1058,16 @@ class CyclicLR(LRScheduler):
     mode : {"triangular", "triangular2", "exp_range"}, default "triangular"
         The amplitude: constant, halved each cycle, or times ``gamma ** step``.
     gamma : float, default 1.0
+        The factor of ``"exp_range"``.
     scale_fn : callable, optional
         A custom amplitude (instead of ``mode``), of the cycle or the step (``scale_mode``).
     scale_mode : {"cycle", "iterations"}, default "cycle"
+        What ``scale_fn`` is given: the cycle number or the step.
     cycle_momentum : bool, default True
+        Cycle the optimizer's ``momentum`` (Adam's ``beta1``) too, from ``max_momentum``
+        down to ``base_momentum`` while the learning rate rises.
     base_momentum, max_momentum : float or list of float, default 0.8, 0.9
+        The bounds of the momentum's cycle, per group.
     last_epoch : int, default -1
     """
 
@@ -1058,8 +1076,8 @@ class CyclicLR(LRScheduler):
                  step_size_down: int | None = None, mode: str = "triangular",
                  gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
                  scale_mode: str = "cycle", cycle_momentum: bool = True,
-                 base_momentum: float = 0.8, max_momentum: float = 0.9,
-                 last_epoch: int = -1) -> None:
+                 base_momentum: float | list[float] = 0.8,
+                 max_momentum: float | list[float] = 0.9, last_epoch: int = -1) -> None:
         _check_optimizer(optimizer)
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
@@ -1126,7 +1144,7 @@ class CyclicLR(LRScheduler):
     def _exp_range_scale_fn(gamma: float, x: float) -> float:
         return gamma ** x
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """This step's learning rates (and, with ``cycle_momentum``, it sets momentums).
 
         Returns
@@ -1188,14 +1206,20 @@ class OneCycleLR(LRScheduler):
     ----------
     optimizer : Optimizer
     max_lr : float or list of float
+        The peak learning rate, per group.
     total_steps : int, optional
-        Or ``epochs`` and ``steps_per_epoch``.
+        The length of the cycle; or give ``epochs`` and ``steps_per_epoch``.
     epochs, steps_per_epoch : int, optional
+        ``total_steps = epochs * steps_per_epoch``.
     pct_start : float, default 0.3
         The fraction of the steps spent rising.
     anneal_strategy : {"cos", "linear"}, default "cos"
+        The shape of each phase.
     cycle_momentum : bool, default True
+        Cycle the optimizer's ``momentum`` (Adam's ``beta1``) the other way, between
+        ``max_momentum`` and ``base_momentum``.
     base_momentum, max_momentum : float or list of float, default 0.85, 0.95
+        The bounds of the momentum's cycle, per group.
     div_factor : float, default 25.0
         ``initial_lr = max_lr / div_factor``.
     final_div_factor : float, default 1e4
@@ -1267,7 +1291,7 @@ class OneCycleLR(LRScheduler):
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
 
-    def get_lr(self) -> list[Any]:
+    def get_lr(self) -> list[float | Tensor]:
         """This step's learning rates (and, with ``cycle_momentum``, it sets momentums).
 
         Returns
@@ -1284,7 +1308,8 @@ class OneCycleLR(LRScheduler):
         if step_num > self.total_steps:
             raise ValueError(f"Tried to step {step_num} times. The specified number of total "
                              f"steps is {self.total_steps}")
-        lrs, momentums = [], []
+        lrs: list[float | Tensor] = []
+        momentums: list[float] = []
         last = len(self._schedule_phases) - 1
         for group in self.optimizer.param_groups:
             start_step = 0.0

@@ -22,11 +22,21 @@ import warnings
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
+from typing import TYPE_CHECKING, Any
 
 from .. import backend
 from ..core.grad_mode import enable_grad
 from ..nn.module import clear_grad, typename
 from ..tensor import Tensor
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    # What an optimizer is given: the tensors, (name, tensor) pairs from
+    # ``named_parameters()``, or parameter groups (dicts with "params" and options)
+    Params = Iterable[Tensor] | Iterable[tuple[str, Tensor]] | Iterable[dict[str, Any]]
+    # ``step(closure)``: a closure recomputes the loss and returns it
+    Closure = Callable[[], Tensor | float]
 
 __all__ = ["Optimizer", "required"]
 
@@ -42,18 +52,30 @@ required = _RequiredParameter()
 
 
 class Optimizer:
-    """Base class: subclasses implement ``step()``."""
+    """Base class of the optimizers: subclasses implement ``step()``.
 
-    def __init__(self, params, defaults):
+    Parameters
+    ----------
+    params : iterable
+        The tensors to optimize (leaves), ``(name, tensor)`` pairs as
+        ``named_parameters()`` gives them, or parameter groups: dicts with their
+        ``"params"`` and the options they set for themselves. Not a tensor itself, nor
+        empty.
+    defaults : dict
+        The options, for the groups that do not set them; ``required`` marks one that
+        every group must set.
+    """
+
+    def __init__(self, params: Params, defaults: dict[str, Any]):
         self.defaults = defaults
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
                 "dicts, but got " + typename(params)
             )
-        self.state = defaultdict(dict)
-        self.param_groups = []
-        param_groups = list(params)
+        self.state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups: list[Any] = list(params)
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
         if not isinstance(param_groups[0], dict):
@@ -77,8 +99,26 @@ class Optimizer:
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
 
-    def add_param_group(self, param_group):
-        """Add a group of parameters with options of its own (e.g. a smaller ``lr``)."""
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with options of its own (e.g. a smaller ``lr``).
+
+        Useful when fine-tuning, to start training layers that were frozen.
+
+        Parameters
+        ----------
+        param_group : dict
+            Its ``"params"`` (a tensor, or an ordered collection of tensors or of
+            ``(name, tensor)`` pairs) and its options; the optimizer's defaults fill in the
+            others.
+
+        Raises
+        ------
+        ValueError
+            When a parameter is not a leaf, is already in another group, or a required
+            option is missing.
+        TypeError
+            When the parameters come in a set, or one is not a tensor.
+        """
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
@@ -92,7 +132,8 @@ class Optimizer:
         else:
             param_group["params"] = list(params)
 
-        tensors, names = [], []
+        tensors: list[Tensor] = []
+        names: list[str] = []
         for param in param_group["params"]:
             if isinstance(param, tuple):  # (name, tensor) from named_parameters()
                 names.append(param[0])
@@ -133,7 +174,7 @@ class Optimizer:
                 "information",
                 stacklevel=3,
             )
-        existing = set()
+        existing: set[int] = set()
         for group in self.param_groups:
             existing.update(id(p) for p in group["params"])
             if ("param_names" in param_group) != ("param_names" in group):
@@ -144,14 +185,22 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
-    def zero_grad(self, set_to_none=True):
-        """Forget the gradients: ``grad = None`` (default), or fill them with zeros."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients of every parameter.
+
+        Parameters
+        ----------
+        set_to_none : bool
+            Set ``.grad`` to None (the default), rather than fill it with zeros. A
+            parameter whose ``.grad`` is None is then skipped by ``step()``, while one of
+            zeros is still updated (weight decay, momentum).
+        """
         for group in self.param_groups:
             for p in group["params"]:
                 clear_grad(p, set_to_none)
 
-    def step(self, closure=None):
-        """Update every parameter that has a ``.grad``, once (each optimizer defines it).
+    def step(self, closure: Closure | None = None) -> Tensor | float | None:
+        """Update every parameter that has a ``.grad``, once, by this optimizer's rule.
 
         Parameters
         ----------
@@ -160,7 +209,8 @@ class Optimizer:
 
         Returns
         -------
-        The closure's loss, or ``None`` without a closure.
+        Tensor or float or None
+            The closure's loss, or None without a closure.
         """
         raise NotImplementedError
 
@@ -173,13 +223,17 @@ class Optimizer:
             return closure()
 
     # -- saving and restoring ---------------------------------------------------------
-    def state_dict(self):
-        """``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``.
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state, to save: ``{"state": ..., "param_groups": ...}``.
 
-        Parameters are replaced by their position across all groups; the state tensors
-        are the optimizer's own (not copies), as in PyTorch.
+        Returns
+        -------
+        dict
+            ``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``:
+            parameters are replaced by their position across all groups; the state
+            tensors are the optimizer's own (not copies), as in PyTorch.
         """
-        mapping = {}
+        mapping: dict[int, int] = {}
         start = 0
 
         def pack_group(group):
@@ -212,7 +266,7 @@ class Optimizer:
             return type(value)(Optimizer._cast(param, v) for v in value)
         return value
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore what ``state_dict()`` returned: the groups' settings and each parameter's
         state, matched to this optimizer's parameters by position, as in PyTorch.
 
@@ -237,7 +291,7 @@ class Optimizer:
                              "the size of optimizer's group")
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
-        state = defaultdict(dict)
+        state: defaultdict[Any, Any] = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]

@@ -15,14 +15,16 @@ For each parameter ``p`` with gradient ``g`` (PyTorch's order of operations)::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
 from .adam import lerp_
 from .optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from .optimizer import Closure, Params
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -32,10 +34,11 @@ class RMSprop(Optimizer):
 
     Parameters
     ----------
-    params : iterable of Tensor or dict
-        The parameters to optimize, or parameter groups (dicts with ``"params"``).
-    lr : float, default 1e-2
-        Learning rate.
+    params : iterable
+        The parameters to optimize, or parameter groups (dicts with ``"params"``): see
+        ``Optimizer``.
+    lr : float or Tensor, default 1e-2
+        Learning rate (a tensor of one element is read as a float at each step).
     alpha : float, default 0.99
         Smoothing constant of the running average of squared gradients.
     eps : float, default 1e-8
@@ -59,7 +62,7 @@ class RMSprop(Optimizer):
     ``momentum_buffer`` (with ``momentum > 0``) and ``grad_avg`` (with ``centered``).
     """
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99,
+    def __init__(self, params: Params, lr: float | Tensor = 1e-2, alpha: float = 0.99,
                  eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
                  centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
@@ -94,18 +97,7 @@ class RMSprop(Optimizer):
                 state["grad_avg"] = creation.zeros_like(p)
         return state
 
-    def step(self, closure: Any = None) -> Any:
-        """One update of every parameter that has a gradient.
-
-        Parameters
-        ----------
-        closure : callable, optional
-            Re-evaluates the model and returns the loss; called with grad mode on.
-
-        Returns
-        -------
-        The closure's loss, or ``None`` without a closure.
-        """
+    def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
             params, grads, square_avgs, grad_avgs, buffers, steps = [], [], [], [], [], []

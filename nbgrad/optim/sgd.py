@@ -13,18 +13,49 @@ For each parameter ``p`` with gradient ``g`` (PyTorch's order of operations)::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..tensor import Tensor
 from .optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from .optimizer import Closure, Params
 
 __all__ = ["SGD", "sgd"]
 
 
 class SGD(Optimizer):
     """Stochastic gradient descent, with PyTorch's options: ``momentum`` (with ``dampening``
-    and ``nesterov``), ``weight_decay`` and ``maximize``; the update is PyTorch's (``sgd``)."""
+    and ``nesterov``), ``weight_decay`` and ``maximize``; the update is PyTorch's (``sgd``).
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
-                 *, maximize=False, foreach=None, differentiable=False, fused=None):
+    Parameters
+    ----------
+    params : iterable
+        The parameters to optimize, or parameter groups (dicts with ``"params"``): see
+        ``Optimizer``.
+    lr : float or Tensor, default 1e-3
+        Learning rate (a tensor of one element is read as a float at each step).
+    momentum : float, default 0
+        Momentum factor: the step follows a buffer ``b = momentum * b + (1 - dampening) * g``
+        (the first step starts it at the gradient), kept as ``state[p]["momentum_buffer"]``.
+    dampening : float, default 0
+        How much of each new gradient the momentum buffer does not take.
+    weight_decay : float, default 0
+        L2 penalty, added to the gradient.
+    nesterov : bool, default False
+        Nesterov momentum: step along ``g + momentum * b``; needs a momentum and zero
+        dampening.
+    maximize : bool, default False
+        Maximize the objective instead of minimizing it.
+    foreach, differentiable, fused : bool, optional
+        PyTorch's kernel choices; nbgrad has one implementation and keeps them so that
+        ``param_groups`` look like PyTorch's (``differentiable=True`` is refused).
+    """
+
+    def __init__(self, params: Params, lr: float | Tensor = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None):
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if lr < 0.0:
@@ -44,8 +75,7 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+    def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
             params, grads, buffers = [], [], []
@@ -66,12 +96,21 @@ class SGD(Optimizer):
         return loss
 
 
-def sgd(params, grads, momentum_buffer_list, *, lr, momentum, dampening, weight_decay,
-        nesterov, maximize):
+def sgd(params: list[Tensor], grads: list[Tensor], momentum_buffer_list: list[Tensor | None],
+        *, lr: float, momentum: float, dampening: float, weight_decay: float, nesterov: bool,
+        maximize: bool) -> None:
     """The update itself, on the parameters' arrays (in place; version counters bumped).
 
-    ``momentum_buffer_list[i]`` is ``None`` before the first step; it is replaced by the
-    new buffer (a tensor) so that the caller can store it in the optimizer's state.
+    Parameters
+    ----------
+    params, grads : list of Tensor
+        One entry per parameter that has a gradient.
+    momentum_buffer_list : list of (Tensor or None)
+        The momentum buffers (used only when ``momentum != 0``); ``None`` before the first
+        step, replaced by the new buffer so that the caller can store it in the
+        optimizer's state.
+    lr, momentum, dampening, weight_decay, nesterov, maximize
+        The group's options, as in ``SGD``.
     """
     for i, param in enumerate(params):
         p = param._data

@@ -47,22 +47,53 @@ def manual_seed(seed: int) -> Generator:
 
 
 def seed() -> int:
-    """Reseed the default generator with a non-deterministic seed, and return that seed."""
+    """Reseed the default generator with a non-deterministic seed (from the operating system).
+
+    Returns
+    -------
+    int
+        The new seed, which ``initial_seed()`` gives from now on.
+    """
     return default_generator.seed()
 
 
 def initial_seed() -> int:
-    """The seed the default generator was last seeded with (67280421310721 at start-up)."""
+    """The seed the default generator was last seeded with.
+
+    Returns
+    -------
+    int
+        67280421310721 at start-up (PyTorch seeds from the operating system instead).
+    """
     return default_generator.initial_seed()
 
 
 def get_rng_state() -> Tensor:
-    """The default generator's state, a uint8 tensor (nbgrad's own layout, see ``Generator``)."""
+    """The default generator's state, for ``set_rng_state``.
+
+    Returns
+    -------
+    Tensor
+        A uint8 tensor in nbgrad's own layout (``Generator.get_state``).
+    """
     return default_generator.get_state()
 
 
 def set_rng_state(new_state: Tensor) -> None:
-    """Restore the default generator's state from what ``get_rng_state`` returned."""
+    """Restore the default generator's state from what ``get_rng_state`` returned.
+
+    Parameters
+    ----------
+    new_state : Tensor
+        A uint8 tensor of 56 elements.
+
+    Raises
+    ------
+    TypeError
+        ``new_state`` is not a uint8 tensor.
+    RuntimeError
+        It has another number of elements (a state from PyTorch, for instance).
+    """
     default_generator.set_state(new_state)
 
 

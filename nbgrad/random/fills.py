@@ -109,6 +109,13 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
     PyTorch's parameter is ``from`` (a Python keyword): pass the bounds by position, or as
     ``from_=``, as PyTorch's own stubs spell it.
 
+    Parameters
+    ----------
+    from_, to : float
+        The bounds, ``from_ <= to``, within the dtype's range.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+
     Returns
     -------
     Tensor
@@ -248,6 +255,15 @@ def random_(self: Tensor, from_: int | None = None,
     * ``random_(to)``: from ``[0, to)``;
     * ``random_(from_, to)``: from ``[from_, to)``, or ``[from_, max]`` with ``to=None``.
 
+    Parameters
+    ----------
+    from_ : int, optional
+        The lowest value; alone, it is ``to`` (``random_(10)`` draws from ``[0, 10)``).
+    to : int or None, optional
+        One above the highest value; None for the dtype's largest.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+
     Returns
     -------
     Tensor
@@ -291,7 +307,14 @@ class ExponentialBackward0(NoReparameterisation):
 @tensor_method()
 def exponential_(self: Tensor, lambd: float = 1.0, *,
                  generator: Generator | None = None) -> Tensor:
-    """Fill in place with samples of the exponential distribution of rate ``lambd`` (> 0).
+    """Fill in place with samples of the exponential distribution of rate ``lambd``.
+
+    Parameters
+    ----------
+    lambd : float
+        The rate (> 0): the mean is ``1 / lambd``.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
 
     Returns
     -------
@@ -315,7 +338,15 @@ class CauchyBackward0(NoReparameterisation):
 @tensor_method()
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator: Generator | None = None) -> Tensor:
-    """Fill in place with samples of the Cauchy distribution (``median``, scale ``sigma`` > 0).
+    """Fill in place with samples of the Cauchy distribution.
+
+    Parameters
+    ----------
+    median : float
+    sigma : float
+        The scale (> 0).
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
 
     Returns
     -------
@@ -339,7 +370,14 @@ class LogNormalBackward0(NoReparameterisation):
 @tensor_method()
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
                 generator: Generator | None = None) -> Tensor:
-    """Fill in place with ``exp`` of samples of ``N(mean, std**2)`` (``std`` > 0).
+    """Fill in place with ``exp`` of samples of ``N(mean, std**2)``.
+
+    Parameters
+    ----------
+    mean, std : float
+        Of the underlying normal distribution (``std`` > 0), not of the result.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
 
     Returns
     -------
@@ -363,7 +401,14 @@ class GeometricBackward0(NoReparameterisation):
 @tensor_method()
 def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with the number of Bernoulli(``p``) trials up to the first success
-    (1, 2, ...), ``p`` in (0, 1).
+    (1, 2, ...).
+
+    Parameters
+    ----------
+    p : float
+        The probability of success of each trial, in (0, 1).
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
 
     Returns
     -------

@@ -54,7 +54,12 @@ class Generator:
 
     @property
     def device(self) -> backend.device:
-        """The device whose tensors this generator fills."""
+        """The device whose tensors this generator fills.
+
+        Returns
+        -------
+        nbgrad.device
+        """
         return self._device
 
     def manual_seed(self, seed: int) -> Generator:
@@ -75,13 +80,25 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        """Reseed with a non-deterministic seed (from the operating system) and return it."""
+        """Reseed with a non-deterministic seed (from the operating system).
+
+        Returns
+        -------
+        int
+            The new seed.
+        """
         seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         self.manual_seed(seed)
         return seed
 
     def initial_seed(self) -> int:
-        """The seed this generator was last seeded with."""
+        """The seed this generator was last seeded with.
+
+        Returns
+        -------
+        int
+            Modulo 2**64, so a negative seed reads back as its two's complement.
+        """
         return self._seed
 
     def get_state(self) -> Tensor:

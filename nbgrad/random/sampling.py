@@ -85,7 +85,9 @@ def rand(*sizes: int | Shape, size: Shape | None = None, generator: Generator | 
     Parameters
     ----------
     *sizes : int or sequence of ints
-        The shape, as ``rand(2, 3)`` or ``rand((2, 3))``; or give it as ``size=``.
+        The shape, as ``rand(2, 3)`` or ``rand((2, 3))``.
+    size : sequence of ints, optional
+        The shape as a keyword, instead of ``*sizes``.
     generator : Generator, optional
         Where the numbers come from (``default_generator`` when not given).
     dtype, device, requires_grad
@@ -103,7 +105,28 @@ def rand(*sizes: int | Shape, size: Shape | None = None, generator: Generator | 
 def randn(*sizes: int | Shape, size: Shape | None = None, generator: Generator | None = None,
           dtype: dtype | None = None, device: str | device | None = None,
           requires_grad: bool = False) -> Tensor:
-    """Values drawn from the standard normal distribution (arguments as ``rand``)."""
+    """Values drawn from the standard normal distribution (mean 0, variance 1).
+
+    Parameters
+    ----------
+    *sizes : int or sequence of ints
+        The shape, as ``randn(2, 3)`` or ``randn((2, 3))``.
+    size : sequence of ints, optional
+        The shape as a keyword, instead of ``*sizes``.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype : nbgrad.dtype, optional
+        Floating (default: the default float dtype).
+    device : str or nbgrad.device, optional
+        Default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+        A new leaf tensor.
+    """
     return _random("randn", lambda g, shape: g.standard_normal(shape),
                    _shape("randn", sizes, size), generator, dtype, device, requires_grad,
                    "normal_kernel_cpu")
@@ -163,14 +186,50 @@ def _like_with(op, input, generator, dtype, device, requires_grad, make):
 def rand_like(input: Tensor, *, generator: Generator | None = None,
               dtype: dtype | None = None, device: str | device | None = None,
               requires_grad: bool = False) -> Tensor:
-    """Uniform values in [0, 1) with ``input``'s shape, and its dtype and device unless given."""
+    """Uniform values in [0, 1) with ``input``'s shape, and its dtype and device unless given.
+
+    Parameters
+    ----------
+    input : Tensor
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype : nbgrad.dtype, optional
+        Floating; default: ``input``'s.
+    device : str or nbgrad.device, optional
+        Default: ``input``'s.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+        A new leaf tensor.
+    """
     return _like_with("rand_like", input, generator, dtype, device, requires_grad, rand)
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None,
                dtype: dtype | None = None, device: str | device | None = None,
                requires_grad: bool = False) -> Tensor:
-    """Standard normal values with ``input``'s shape, and its dtype and device unless given."""
+    """Standard normal values with ``input``'s shape, and its dtype and device unless given.
+
+    Parameters
+    ----------
+    input : Tensor
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype : nbgrad.dtype, optional
+        Floating; default: ``input``'s.
+    device : str or nbgrad.device, optional
+        Default: ``input``'s.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+        A new leaf tensor.
+    """
     return _like_with("randn_like", input, generator, dtype, device, requires_grad, randn)
 
 
@@ -178,8 +237,35 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
                  generator: Generator | None = None, dtype: dtype | None = None,
                  device: str | device | None = None,
                  requires_grad: bool = False) -> Tensor:
-    """Integers from ``[low, high)`` (``[0, low)`` with one bound) with ``input``'s shape, and
-    its dtype and device unless given (an integer dtype is not required)."""
+    """Integers from ``[low, high)`` with ``input``'s shape, and its dtype and device unless given.
+
+    Parameters
+    ----------
+    input : Tensor
+    low : int
+        The lowest value; with ``high`` omitted, the bound (``randint_like(x, 10)`` draws
+        from ``[0, 10)``).
+    high : int, optional
+        One above the highest value.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype : nbgrad.dtype, optional
+        Default: ``input``'s (a floating dtype holds the integers as floats).
+    device : str or nbgrad.device, optional
+        Default: ``input``'s.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+        A new leaf tensor.
+
+    Raises
+    ------
+    RuntimeError
+        ``high <= low``.
+    """
     if high is None:
         low, high = 0, low
     return _like("randint_like", input, dtype, device, requires_grad,
@@ -190,7 +276,33 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None = None,
              device: str | device | None = None, requires_grad: bool = False) -> Tensor:
-    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` is given)."""
+    """A random permutation of ``0 .. n-1``.
+
+    Parameters
+    ----------
+    n : int
+        Non-negative.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype : nbgrad.dtype, optional
+        Default: int64.
+    device : str or nbgrad.device, optional
+        Default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+
+    Returns
+    -------
+    Tensor
+        A new one-dimensional leaf tensor of ``n`` values.
+
+    Raises
+    ------
+    TypeError
+        ``n`` is not an int.
+    RuntimeError
+        ``n`` is negative.
+    """
     if not _is_int(n):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {dtypes.type_name(n)}")
     dtype = _keywords("randperm", dtype, device, requires_grad)
@@ -260,6 +372,9 @@ def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Shape | None =
         The shape, only with two numbers.
     generator : Generator, optional
         Where the numbers come from (``default_generator`` when not given).
+    dtype, device, requires_grad
+        Only with two numbers, as for ``randn``; with a tensor parameter the result has its
+        dtype and device.
 
     Returns
     -------

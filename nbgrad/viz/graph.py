@@ -15,8 +15,14 @@ The result renders as PNG in Jupyter and exposes its DOT text as ``.source``.
 from __future__ import annotations
 
 import shutil
+from typing import TYPE_CHECKING
 
 from ..core.node import _FREED, AccumulateGrad, SavedOutput, SavedTensor
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..tensor import Tensor
 
 MISSING_DOT = (
     "Graphviz's `dot` program was not found, so the graph cannot be drawn. Install it: "
@@ -26,14 +32,32 @@ MISSING_DOT = (
 
 
 class GraphView:
-    """A drawn graph: ``.source`` is its DOT text, and Jupyter shows it as a PNG."""
+    """A drawn graph: ``.source`` is its DOT text, and Jupyter shows it as a PNG.
 
-    def __init__(self, source, summary):
+    Parameters
+    ----------
+    source : str
+        The graph in Graphviz's DOT language.
+    summary : str
+        What its ``repr`` says, e.g. ``"2 backward nodes, 1 leaves"``.
+    """
+
+    def __init__(self, source: str, summary: str) -> None:
         self.source = source
         self.summary = summary
 
-    def png(self):
-        """The drawing as PNG bytes (what the notebook shows); needs Graphviz's ``dot``."""
+    def png(self) -> bytes:
+        """The drawing as PNG bytes (what the notebook shows); needs Graphviz's ``dot``.
+
+        Returns
+        -------
+        bytes
+
+        Raises
+        ------
+        RuntimeError
+            When the ``dot`` program is not installed (the message says how to install it).
+        """
         import graphviz
 
         if shutil.which("dot") is None:
@@ -86,12 +110,33 @@ def _saved_rows(node, names):
     return rows
 
 
-def draw(*tensors, names=None, show_saved=True):
-    """The backward graph behind ``tensors`` (see the module docstring)."""
+def draw(*tensors: Tensor, names: Mapping[str, Tensor] | None = None,
+         show_saved: bool = True) -> GraphView:
+    """The backward graph behind ``tensors``, from them down to the leaves.
+
+    Each backward node is shown by its PyTorch name with the saved tensors it holds (red
+    when one was modified in place since it was saved: backward would fail; *freed* once
+    backward released them), each leaf with its name, ``requires_grad`` and ``.grad``, and
+    each tensor passed green when it ``retain_grad()``.
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        Where the graph starts (usually the loss).
+    names : mapping of str to Tensor, optional
+        Labels for tensors (matched by identity); the others are labelled by their shape.
+    show_saved : bool
+        List each node's saved tensors.
+
+    Returns
+    -------
+    GraphView
+        Rendered as PNG in Jupyter; its DOT text is ``.source``.
+    """
     names = dict(names or {})
     lines = ["digraph autograd {", '  rankdir="BT";',
              '  node [fontname="Helvetica", fontsize=11];']
-    ids = {}
+    ids: dict[int, str] = {}  # id of a tensor or node -> its DOT name
 
     def node_id(obj):
         if id(obj) not in ids:

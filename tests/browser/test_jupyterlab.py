@@ -6,7 +6,9 @@ all cells from the menu (Edit > Clear Outputs of All Cells, Run > Run All Cells)
 that every code cell ran once and in order, and that errors show only in the cells tagged
 ``raises-exception`` (the deliberate ones, each of which must show its error); then move a
 slider of the chapter's widget with the keyboard and check that the plot (the PNG under the
-controls) is redrawn. The landing notebook is run the same way (it has no widget).
+controls) is redrawn. The landing notebook is run the same way (it has no widget). And
+opening a notebook without touching it must not mark it modified: JupyterLab rewrites the
+kernelspec and language_info it finds, so the committed ones must be those it writes.
 
 One JupyterLab page serves all the notebooks (loading JupyterLab is the slow part); each
 test closes its notebook and shuts its kernel down, and reloads the page if it was left in
@@ -335,3 +337,20 @@ def test_chapter_runs_in_jupyterlab_and_its_widget_redraws(lab_page, jupyterlab,
 
 def test_landing_notebook_runs_in_jupyterlab(lab_page, jupyterlab, tmp_path):
     run_in_lab(lab_page, jupyterlab, tmp_path, LANDING, slider=False)
+
+
+@pytest.mark.parametrize("notebook", [*CHAPTERS, LANDING], ids=[p.stem for p in [*CHAPTERS, LANDING]])
+def test_opening_an_untouched_notebook_does_not_mark_it_modified(lab_page, jupyterlab, notebook):
+    path = notebook.name
+    open_notebook(lab_page, jupyterlab, path, read_cells(jupyterlab.root / path))
+    time.sleep(2)  # the kernel's info and spec reach the model just after it is idle
+    state = lab_page.evaluate(js("""
+      const panel = panelOf(path);
+      return {dirty: panel.context.model.dirty, metadata: panel.context.model.toJSON().metadata};
+    """), path)
+    committed = json.loads((jupyterlab.root / path).read_text(encoding="utf-8"))["metadata"]
+    changed = {key: (committed.get(key), value) for key, value in state["metadata"].items()
+               if key != "widgets" and committed.get(key) != value}
+    assert not state["dirty"], (
+        f"{path} is marked modified just by opening it; metadata JupyterLab changed "
+        f"{{key: (committed, now)}}: {changed}")

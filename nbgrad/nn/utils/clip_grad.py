@@ -7,26 +7,30 @@ the gradients in place.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ... import creation
 from ...core.grad_mode import no_grad
 from ...ops import shape
 from ...tensor import Tensor
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
 
-def _as_list(tensors):
+def _as_list(tensors: Tensor | Iterable[Tensor]) -> list[Tensor]:
     return [tensors] if isinstance(tensors, Tensor) else list(tensors)
 
 
-def _grads(parameters):
+def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
     return [p.grad for p in _as_list(parameters) if p.grad is not None]
 
 
 @no_grad()
-def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
-                   foreach=None) -> Tensor:
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """The ``norm_type``-norm of all ``tensors`` together, as if concatenated.
 
     Parameters
@@ -59,7 +63,8 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
 
 
 @no_grad()
-def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
+def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                          total_norm: Tensor, foreach: bool | None = None) -> None:
     """Scale the gradients by ``max_norm / (total_norm + 1e-6)`` where that is below 1.
 
     Parameters
@@ -80,8 +85,9 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
 
 
 @no_grad()
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach: bool | None = None) -> Tensor:
     """Rescale the gradients of ``parameters`` so that their total norm is at most
     ``max_norm``, in place.
 
@@ -110,7 +116,8 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
 
 
 @no_grad()
-def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
+                     foreach: bool | None = None) -> None:
     """Clamp every gradient of ``parameters`` to ``[-clip_value, clip_value]``, in place.
 
     Parameters

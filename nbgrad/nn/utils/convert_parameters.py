@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...ops import shape
 from ...tensor import Tensor
 from ..module import typename
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ...backend import device
+
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
-def _same_device(param, device):
+def _same_device(param: Tensor, device: device | None) -> device:
     if device is not None and param.device != device:
         raise TypeError("Found two parameters on different devices, this is currently not "
                         "supported.")
     return param.device
 
 
-def parameters_to_vector(parameters) -> Tensor:
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All ``parameters`` flattened and concatenated, in order, into one 1-D tensor.
 
     Parameters
@@ -36,7 +43,7 @@ def parameters_to_vector(parameters) -> Tensor:
     return shape.cat(flat)
 
 
-def vector_to_parameters(vec: Tensor, parameters) -> None:
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Copy consecutive slices of ``vec`` into ``parameters`` (their ``.data``), in order.
 
     Parameters

@@ -10,11 +10,14 @@ from processes that would copy each batch back. So ``get_worker_info()`` is alwa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sized
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+if TYPE_CHECKING:
+    from ...random.generator import Generator
 
 __all__ = ["DataLoader", "get_worker_info"]
 
@@ -91,10 +94,12 @@ class DataLoader:
         Accepted; no effect.
     drop_last : bool
         Drop the last, smaller batch.
-    timeout, worker_init_fn, multiprocessing_context, prefetch_factor, persistent_workers,
-    pin_memory_device, in_order
+    timeout, worker_init_fn, multiprocessing_context, prefetch_factor
         PyTorch's worker options: checked as PyTorch checks them where that matters
-        without workers, and otherwise unused.
+        without workers (``timeout`` non-negative, ``prefetch_factor`` only with
+        workers), and otherwise unused.
+    persistent_workers, pin_memory_device, in_order
+        The same (``persistent_workers`` needs ``num_workers > 0``).
     generator : nbgrad.Generator, optional
         Where ``shuffle`` draws from; the default generator (``manual_seed``) if omitted.
 
@@ -110,7 +115,7 @@ class DataLoader:
                  collate_fn: Callable | None = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0,
                  worker_init_fn: Callable | None = None, multiprocessing_context: Any = None,
-                 generator: Any | None = None, *, prefetch_factor: int | None = None,
+                 generator: Generator | None = None, *, prefetch_factor: int | None = None,
                  persistent_workers: bool = False, pin_memory_device: str = "",
                  in_order: bool = True) -> None:
         _check_options(dataset, shuffle, sampler, batch_sampler, batch_size, drop_last,

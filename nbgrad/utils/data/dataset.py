@@ -9,10 +9,13 @@ import operator
 import warnings
 from collections import abc
 from collections.abc import Iterable, Iterator, Sequence, Sized
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...tensor import Tensor
 from . import shuffle
+
+if TYPE_CHECKING:
+    from ...random.generator import Generator
 
 __all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "Subset",
            "TensorDataset", "random_split"]
@@ -75,7 +78,19 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence: Iterable[Any]) -> list[int]:
-        """The running total of the lengths of ``sequence``."""
+        """The running total of the lengths of ``sequence``.
+
+        Parameters
+        ----------
+        sequence : iterable of Sized
+            The datasets.
+
+        Returns
+        -------
+        list of int
+            ``cumulative_sizes``: element ``i`` is the number of samples in datasets
+            ``0 .. i``.
+        """
         totals, total = [], 0
         for dataset in sequence:
             total += len(dataset)
@@ -166,7 +181,7 @@ def _lengths_of_fractions(fractions: Sequence[float], n: int) -> list[int]:
 
 
 def random_split(dataset: Sized, lengths: Sequence[int | float],
-                 generator: Any | None = None) -> list[Subset]:
+                 generator: Generator | None = None) -> list[Subset]:
     """Split ``dataset`` at random into non-overlapping ``Subset``s of the given lengths.
 
     Parameters

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence, Sized
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import shuffle
+
+if TYPE_CHECKING:
+    from ...random.generator import Generator
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
 
@@ -14,7 +17,13 @@ _CHUNK = 32  # PyTorch draws indices with replacement 32 at a time
 
 
 class Sampler:
-    """The base of samplers: subclasses define ``__iter__`` (indices) and usually ``__len__``."""
+    """The base of samplers: subclasses define ``__iter__`` (indices) and usually ``__len__``.
+
+    Parameters
+    ----------
+    data_source : Sized, optional
+        Accepted for PyTorch's signature; the base keeps nothing.
+    """
 
     def __init__(self, data_source: Sized | None = None) -> None:
         pass
@@ -24,7 +33,13 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
-    """The indices ``0, 1, ..., len(data_source) - 1`` in order."""
+    """The indices ``0, 1, ..., len(data_source) - 1`` in order.
+
+    Parameters
+    ----------
+    data_source : Sized
+        Its length, read at each pass, is the number of indices.
+    """
 
     def __init__(self, data_source: Sized) -> None:
         self.data_source = data_source
@@ -52,7 +67,7 @@ class RandomSampler(Sampler):
     """
 
     def __init__(self, data_source: Sized, replacement: bool = False,
-                 num_samples: int | None = None, generator: Any | None = None) -> None:
+                 num_samples: int | None = None, generator: Generator | None = None) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -66,7 +81,13 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self) -> int:
-        """The number of indices one pass yields."""
+        """The number of indices one pass yields.
+
+        Returns
+        -------
+        int
+            ``num_samples`` as given, else ``len(data_source)`` (read each time).
+        """
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
@@ -85,9 +106,16 @@ class RandomSampler(Sampler):
 
 
 class SubsetRandomSampler(Sampler):
-    """The given ``indices`` in a random order (a new one each pass)."""
+    """The given ``indices`` in a random order (a new one each pass).
 
-    def __init__(self, indices: Sequence[int], generator: Any | None = None) -> None:
+    Parameters
+    ----------
+    indices : sequence of int
+    generator : nbgrad.Generator, optional
+        Where the numbers come from; the default generator (``manual_seed``) if omitted.
+    """
+
+    def __init__(self, indices: Sequence[int], generator: Generator | None = None) -> None:
         self.indices = indices
         self.generator = generator
 

@@ -10,22 +10,34 @@ without a browser. In a notebook the figure is shown as a PNG under the controls
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets
 from IPython.display import Image, clear_output, display
 from matplotlib.figure import Figure
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 
 class GradientWidget:
-    """Base class: subclasses set ``controls`` and implement ``draw``."""
+    """Base class: subclasses set ``controls`` and implement ``draw``.
+
+    Parameters
+    ----------
+    controls : mapping of str to ipywidgets widget
+        The controls by name; ``draw`` receives their values under these names.
+    ncols : int
+        How many axes (side by side) the figure has: ``self.axes``.
+    """
 
     figsize = (8, 3.2)
 
-    def __init__(self, controls, ncols=1):
+    def __init__(self, controls: Mapping[str, Any], ncols: int = 1) -> None:
         self.controls = dict(controls)
         self.figure = Figure(figsize=self.figsize, dpi=80)
         self.axes = self.figure.subplots(1, ncols, squeeze=False)[0].tolist()
-        self.data = {}  # what the last draw computed: the numbers tests check
+        self.data: dict[str, Any] = {}  # what the last draw computed: the numbers tests check
         self.output = ipywidgets.Output()
         self._displayed = False
         for control in self.controls.values():
@@ -33,13 +45,25 @@ class GradientWidget:
         self.redraw()
 
     @property
-    def values(self):
+    def values(self) -> dict[str, Any]:
+        """Each control's current value, by name."""
         return {name: control.value for name, control in self.controls.items()}
 
-    def draw(self, **values):
+    def draw(self, **values):  # (no hints: typed, it would make every subclass's keywords
+        # an incompatible override for mypy)
+        """Compute with nbgrad and plot on ``self.axes`` (cleared before); store the numbers
+        that tests check in ``self.data``. Every subclass defines it.
+
+        Parameters
+        ----------
+        **values
+            The controls' values, by the controls' names.
+        """
         raise NotImplementedError
 
-    def redraw(self):
+    def redraw(self) -> None:
+        """Clear the axes and ``draw`` again with the controls' current values (and show
+        the new figure, once the widget is displayed)."""
         for ax in self.axes:
             ax.clear()
         self.draw(**self.values)
@@ -47,24 +71,35 @@ class GradientWidget:
         if self._displayed:
             self._show()
 
-    def _changed(self, change):
+    def _changed(self, change: Any) -> None:
         self.redraw()
 
-    def png(self):
+    def png(self) -> bytes:
+        """The figure as PNG bytes.
+
+        Returns
+        -------
+        bytes
+        """
         buffer = io.BytesIO()
         self.figure.savefig(buffer, format="png")
         return buffer.getvalue()
 
-    def _show(self):
+    def _show(self) -> None:
         with self.output:
             clear_output(wait=True)
             display(Image(data=self.png(), format="png"))
 
-    def widget(self):
-        """The controls above the figure, as one ipywidgets box."""
+    def widget(self) -> ipywidgets.VBox:
+        """The controls above the figure, as one ipywidgets box.
+
+        Returns
+        -------
+        ipywidgets.VBox
+        """
         return ipywidgets.VBox([ipywidgets.HBox(list(self.controls.values())), self.output])
 
-    def _ipython_display_(self):
+    def _ipython_display_(self) -> None:
         self._displayed = True
         display(self.widget())
         self._show()
