@@ -589,6 +589,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
     Raises
     ------
+    TypeError
+        ``tensors`` is not a list or tuple of tensors.
+    ValueError
+        ``tensors`` is empty.
     RuntimeError
         A tensor is 0-d, or the shapes do not match.
     """
@@ -654,6 +658,13 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     Tensor
         A new tensor, of the dtype the tensors promote to; ``result.select(dim, i)`` is
         ``tensors[i]``.
+
+    Raises
+    ------
+    TypeError
+        ``tensors`` is not a list or tuple of tensors.
+    RuntimeError
+        ``tensors`` is empty, or the shapes differ.
     """
     arrays = _tensor_sequence("stack", tensors)
     for i, a in enumerate(arrays):
