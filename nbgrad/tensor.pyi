@@ -99,8 +99,19 @@ class Tensor:
     _grad_fn_version: Any
 
     @property
-    def T(self):
-        """The dimensions in reverse order, as a view (``x.T``)."""
+    def T(self) -> Tensor:
+        """The dimensions in reverse order, as a view: a matrix's transpose.
+
+        Parameters
+        ----------
+        input : Tensor
+
+        Returns
+        -------
+        Tensor
+            ``input.permute(input.dim() - 1, ..., 0)`` (``PermuteBackward0``). PyTorch also warns
+            that ``x.T`` on a tensor that is not 2-d is deprecated; nbgrad does not.
+        """
 
     def __abs__(self) -> Tensor:
         """The absolute value of each element.
@@ -550,8 +561,29 @@ class Tensor:
         """
 
     def __matmul__(self, other):
-        """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
-        (so that the graph shows the same nodes).
+        """The matrix product ``input @ other``, with NumPy's rules for 1-d and batched operands.
+
+        Two 1-d tensors give ``dot``, 2-d and 2-d ``mm``, 2-d and 1-d ``mv``; a 1-d operand
+        otherwise counts as a row (first) or a column (second) matrix, and its dimension is
+        removed from the result. The dimensions before the last two broadcast and are the
+        result's batch dimensions. It is composed from those products the way PyTorch composes
+        it, so that the graph shows the same nodes (``MmBackward0``, ``BmmBackward0``,
+        ``UnsafeViewBackward0``, ...).
+
+        Parameters
+        ----------
+        input, other : Tensor
+            At least 1-d, of one dtype.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            An operand is 0-d, the inner sizes differ, the batch dimensions do not broadcast or
+            the dtypes differ.
         """
 
     def __mod__(self, other):
@@ -711,8 +743,29 @@ class Tensor:
         """
 
     def __rmatmul__(self, other):
-        """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
-        (so that the graph shows the same nodes).
+        """The matrix product ``input @ other``, with NumPy's rules for 1-d and batched operands.
+
+        Two 1-d tensors give ``dot``, 2-d and 2-d ``mm``, 2-d and 1-d ``mv``; a 1-d operand
+        otherwise counts as a row (first) or a column (second) matrix, and its dimension is
+        removed from the result. The dimensions before the last two broadcast and are the
+        result's batch dimensions. It is composed from those products the way PyTorch composes
+        it, so that the graph shows the same nodes (``MmBackward0``, ``BmmBackward0``,
+        ``UnsafeViewBackward0``, ...).
+
+        Parameters
+        ----------
+        input, other : Tensor
+            At least 1-d, of one dtype.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            An operand is 0-d, the inner sizes differ, the batch dimensions do not broadcast or
+            the dtypes differ.
         """
 
     def __rmod__(self, other):
@@ -1125,29 +1178,72 @@ class Tensor:
             A Python bool.
         """
 
-    def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
-        """The largest values along ``dim`` (ties share the gradient evenly; ``axis=``,
-        ``keepdims=``: NumPy's spellings).
+    def amax(self, dim: Dims | None = (), keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """The largest values over ``dim`` (all dimensions by default).
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of int
+            The dimensions reduced; all of them when omitted or ``()``.
+        keepdim : bool
+            Keep them with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            Unlike ``max(dim)``'s, the gradient is shared evenly among the elements tied for
+            the extreme.
+
+        Raises
+        ------
+        RuntimeError
+            No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
         """
 
-    def amin(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
-        """The smallest values along ``dim`` (ties share the gradient evenly; ``axis=``,
-        ``keepdims=``: NumPy's spellings).
+    def amin(self, dim: Dims | None = (), keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """The smallest values over ``dim`` (all dimensions by default).
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of int
+            The dimensions reduced; all of them when omitted or ``()``.
+        keepdim : bool
+            Keep them with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            Unlike ``min(dim)``'s, the gradient is shared evenly among the elements tied for
+            the extreme.
+
+        Raises
+        ------
+        RuntimeError
+            No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
         """
 
-    def aminmax(self, *, dim: builtins.int | None = None, keepdim: builtins.bool = False):
+    def aminmax(self, *, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> tuple[Tensor, Tensor]:
         """``(min, max)`` of all elements, or along ``dim``.
 
         Parameters
         ----------
         input : Tensor
-        dim : int, optional (keyword only)
+        dim : int, optional
+            The one dimension reduced (keyword only); all of them when omitted.
         keepdim : bool
+            Keep it with size 1.
 
         Returns
         -------
-        nbgrad.return_types.aminmax
-            ``(min, max)``; ties share the gradient evenly.
+        (Tensor, Tensor)
+            The named tuple ``(min, max)`` (``nbgrad.return_types.aminmax``); ties share the
+            gradient evenly.
         """
 
     def any(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
@@ -1586,8 +1682,27 @@ class Tensor:
             This tensor (any dtype), its version bumped.
         """
 
-    def bmm(self, mat2):
-        """Batched matrix product of two 3-D tensors with the same batch size."""
+    def bmm(self, mat2: Tensor) -> Tensor:
+        """The matrix products of two batches of matrices, pair by pair.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(b, n, m)``.
+        mat2 : Tensor
+            ``(b, m, p)``, the same batch size ``b`` (no broadcasting) and dtype.
+
+        Returns
+        -------
+        Tensor
+            ``(b, n, p)``.
+
+        Raises
+        ------
+        RuntimeError
+            An operand is not 3-d or the sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+            product has no kernel).
+        """
 
     def bool(self) -> Tensor:
         """This tensor converted to ``nbgrad.bool``: ``to(nbgrad.bool)``.
@@ -1847,11 +1962,35 @@ class Tensor:
             For a number mixed with a tensor that is not read as a number.
         """
 
-    def clone(self, *, memory_format=None):
-        """A copy with its own storage, in the graph (its gradient passes straight through)."""
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        """A copy with its own storage, in the graph (its gradient passes straight through).
 
-    def contiguous(self, memory_format=None):
-        """The tensor itself when contiguous, else a contiguous copy."""
+        Parameters
+        ----------
+        input : Tensor
+        memory_format : optional
+            Accepted for PyTorch's signature and ignored: the copy is always C-contiguous.
+
+        Returns
+        -------
+        Tensor
+            Not a view: an in-place change of either leaves the other as it is.
+        """
+
+    def contiguous(self, memory_format: Any = None) -> Tensor:
+        """The tensor itself when its memory is contiguous (C order), else a contiguous copy.
+
+        Parameters
+        ----------
+        input : Tensor
+        memory_format : optional
+            Accepted for PyTorch's signature and ignored (C order).
+
+        Returns
+        -------
+        Tensor
+            ``input`` itself, or ``clone(input)``.
+        """
 
     def copy_(self, src: TensorOrNumber) -> Tensor:
         """Changes this tensor in place and bumps its version (chapter 05).
@@ -1947,14 +2086,16 @@ class Tensor:
         cosh : The out-of-place form, and its details.
         """
 
-    def count_nonzero(self, dim=None, *, axis=None) -> Tensor:
+    def count_nonzero(self, dim: Dims | None = None, *, axis: Dims | None = None) -> Tensor:
         """How many elements are nonzero, over all elements or along ``dim``.
 
         Parameters
         ----------
         input : Tensor
-        dim : int or tuple of ints, optional
-            ``axis=`` is its NumPy spelling.
+        dim : int or tuple of int, optional
+            The dimensions counted over; all of them when omitted.
+        axis : int or tuple of int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
 
         Returns
         -------
@@ -1983,46 +2124,56 @@ class Tensor:
         Tensor
         """
 
-    def cummax(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None):
+    def cummax(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None) -> tuple[Tensor, Tensor]:
         """The running maximum along ``dim`` and the index where each was found.
 
         Parameters
         ----------
         input : Tensor
         dim : int
-            The dimension to scan (``axis=`` is its NumPy spelling).
+            The dimension to scan (required).
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
 
         Returns
         -------
-        nbgrad.return_types.cummax
-            ``(values, indices)``; a tie gives the later index; a NaN, once met, stays.
+        (Tensor, Tensor)
+            The named tuple ``(values, indices)`` (``nbgrad.return_types.cummax``), indices
+            int64; a tie gives the later index; a NaN, once met, stays. The gradient of each
+            value goes to the element it came from.
         """
 
-    def cummin(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None):
+    def cummin(self, dim: builtins.int | None = None, *, axis: builtins.int | None = None) -> tuple[Tensor, Tensor]:
         """The running minimum along ``dim`` and the index where each was found.
 
         Parameters
         ----------
         input : Tensor
         dim : int
-            The dimension to scan (``axis=`` is its NumPy spelling).
+            The dimension to scan (required).
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
 
         Returns
         -------
-        nbgrad.return_types.cummin
-            ``(values, indices)``; a tie gives the later index; a NaN, once met, stays.
+        (Tensor, Tensor)
+            The named tuple ``(values, indices)`` (``nbgrad.return_types.cummin``), indices
+            int64; a tie gives the later index; a NaN, once met, stays. The gradient of each
+            value goes to the element it came from.
         """
 
-    def cumprod(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
+    def cumprod(self, dim: builtins.int | None = None, *, dtype: nbgrad.dtypes.dtype | None = None, axis: builtins.int | None = None) -> Tensor:
         """The running product along ``dim``: element ``k`` is the product of elements ``0..k``.
 
         Parameters
         ----------
         input : Tensor
         dim : int
-            The dimension to scan (required; ``axis=`` is its NumPy spelling).
+            The dimension to scan (required).
         dtype : nbgrad.dtype, optional
             The dtype to compute in; by default the input's, and int64 for integers and bools.
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
 
         Returns
         -------
@@ -2030,7 +2181,7 @@ class Tensor:
             The input's shape. Its gradient is exact where the input has zeros, as PyTorch's.
         """
 
-    def cumprod_(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
+    def cumprod_(self, dim: builtins.int | None = None, *, dtype: nbgrad.dtypes.dtype | None = None, axis: builtins.int | None = None) -> Tensor:
         """In place ``cumprod``: changes this tensor and bumps its version (chapter 05).
 
         ``cumprod``, with this tensor as ``input``: the running product along ``dim``: element
@@ -2039,9 +2190,11 @@ class Tensor:
         Parameters
         ----------
         dim : int
-            The dimension to scan (required; ``axis=`` is its NumPy spelling).
+            The dimension to scan (required).
         dtype : nbgrad.dtype, optional
             The dtype to compute in; by default the input's, and int64 for integers and bools.
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
 
         Returns
         -------
@@ -2061,16 +2214,18 @@ class Tensor:
         cumprod : The out-of-place form, and its details.
         """
 
-    def cumsum(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
+    def cumsum(self, dim: builtins.int | None = None, *, dtype: nbgrad.dtypes.dtype | None = None, axis: builtins.int | None = None) -> Tensor:
         """The running sum along ``dim``: element ``k`` is the sum of elements ``0..k``.
 
         Parameters
         ----------
         input : Tensor
         dim : int
-            The dimension to scan (required; ``axis=`` is accepted as its NumPy spelling).
+            The dimension to scan (required).
         dtype : nbgrad.dtype, optional
             The dtype to compute in; by default the input's, and int64 for integers and bools.
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
 
         Returns
         -------
@@ -2078,7 +2233,7 @@ class Tensor:
             The input's shape.
         """
 
-    def cumsum_(self, dim: builtins.int | None = None, *, dtype=None, axis: builtins.int | None = None) -> Tensor:
+    def cumsum_(self, dim: builtins.int | None = None, *, dtype: nbgrad.dtypes.dtype | None = None, axis: builtins.int | None = None) -> Tensor:
         """In place ``cumsum``: changes this tensor and bumps its version (chapter 05).
 
         ``cumsum``, with this tensor as ``input``: the running sum along ``dim``: element ``k``
@@ -2087,9 +2242,11 @@ class Tensor:
         Parameters
         ----------
         dim : int
-            The dimension to scan (required; ``axis=`` is accepted as its NumPy spelling).
+            The dimension to scan (required).
         dtype : nbgrad.dtype, optional
             The dtype to compute in; by default the input's, and int64 for integers and bools.
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
 
         Returns
         -------
@@ -2313,8 +2470,27 @@ class Tensor:
             For another ``rounding_mode``; with one, for an integer division by zero.
         """
 
-    def dot(self, other):
-        """The dot product of two 1-D tensors."""
+    def dot(self, other: Tensor) -> Tensor:
+        """The dot product of two 1-D tensors: the sum of their elementwise products.
+
+        Parameters
+        ----------
+        input : Tensor
+            1-d.
+        other : Tensor
+            1-d, of ``input``'s size and dtype (no broadcasting).
+
+        Returns
+        -------
+        Tensor
+            0-d.
+
+        Raises
+        ------
+        RuntimeError
+            An operand is not 1-d or the sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+            product has no kernel).
+        """
 
     def double(self) -> Tensor:
         """This tensor converted to ``nbgrad.float64``: ``to(nbgrad.float64)``.
@@ -2564,11 +2740,42 @@ class Tensor:
         exp : The out-of-place form, and its details.
         """
 
-    def expand(self, *sizes):
-        """Dimensions of size 1 repeated to ``sizes`` without copying (-1 keeps one)."""
+    def expand(self, *sizes: builtins.int | Shape) -> Tensor:
+        """Dimensions of size 1 repeated to ``sizes`` without copying, as a view.
 
-    def expand_as(self, other):
-        """``expand(other.shape)``."""
+        Parameters
+        ----------
+        input : Tensor
+        *sizes : int, or one sequence of ints
+            The new shape, with at least ``input``'s number of dimensions (new ones are added
+            in front); ``-1`` keeps a dimension's size. A dimension that is not 1 keeps its size.
+
+        Returns
+        -------
+        Tensor
+            A view of ``input`` in which the repeated elements share memory; the gradient is
+            summed back over them (``sum_to_size``).
+
+        Raises
+        ------
+        RuntimeError
+            A size differs from a dimension that is not 1, there are fewer sizes than
+            dimensions, or ``-1`` is given for a new leading dimension.
+        """
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        """``input.expand(other.shape)``: ``input`` repeated to ``other``'s shape, as a view.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor
+            Only its shape is used.
+
+        Returns
+        -------
+        Tensor
+        """
 
     def expm1(self) -> Tensor:
         """``exp(x) - 1`` of each element, accurate for small ``x``.
@@ -2646,16 +2853,34 @@ class Tensor:
             one.
         """
 
-    def flatten(self, start_dim=0, end_dim=-1):
-        """Dimensions ``start_dim`` to ``end_dim`` merged into one."""
+    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
+        """Dimensions ``start_dim`` to ``end_dim`` (both included) merged into one.
 
-    def flip(self, *dims: builtins.int) -> Tensor:
+        Parameters
+        ----------
+        input : Tensor
+        start_dim, end_dim : int
+            The first and last dimensions merged; by default all of them.
+
+        Returns
+        -------
+        Tensor
+            A ``reshape`` of ``input`` (a view when the strides allow it); ``input`` itself when
+            ``start_dim`` and ``end_dim`` are the same dimension; 1-d for a 0-d input.
+
+        Raises
+        ------
+        RuntimeError
+            ``start_dim`` comes after ``end_dim``.
+        """
+
+    def flip(self, *dims: builtins.int | Sequence[builtins.int]) -> Tensor:
         """A copy of ``input`` with the order of its elements reversed along ``dims``.
 
         Parameters
         ----------
         input : Tensor
-        dims : ints, or one tuple or list of them
+        *dims : int, or one tuple or list of ints
             The dimensions to reverse (none: a plain copy).
 
         Returns
@@ -3719,7 +3944,9 @@ class Tensor:
         input : Tensor
             Floating point (PyTorch has no integer kernel).
         dim : int
-            The dimension to scan (``axis=`` is its NumPy spelling).
+            The dimension to scan (required).
+        axis : int, optional
+            NumPy's spelling of ``dim`` (not both spellings at once).
 
         Returns
         -------
@@ -3739,9 +3966,30 @@ class Tensor:
             bool, with no ``grad_fn``.
         """
 
-    def logsumexp(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements;
-        ``axis=``, ``keepdims=``: NumPy's spellings).
+    def logsumexp(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """``log(sum(exp(input)))`` along ``dim``, computed without overflow.
+
+        Parameters
+        ----------
+        input : Tensor
+            Integers and bools are computed in the default float dtype.
+        dim : int or tuple of int
+            The dimensions reduced; required, as in PyTorch (``()`` reduces all of them).
+        keepdim : bool
+            Keep them with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            ``-inf`` over no elements; the gradient is the incoming one times
+            ``softmax(input)`` along ``dim``.
+
+        Raises
+        ------
+        TypeError
+            ``dim`` is omitted.
         """
 
     def long(self) -> Tensor:
@@ -3886,14 +4134,62 @@ class Tensor:
             1-d, in row-major order.
         """
 
-    def matmul(self, other):
-        """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
-        (so that the graph shows the same nodes).
+    def matmul(self, other: Tensor) -> Tensor:
+        """The matrix product ``input @ other``, with NumPy's rules for 1-d and batched operands.
+
+        Two 1-d tensors give ``dot``, 2-d and 2-d ``mm``, 2-d and 1-d ``mv``; a 1-d operand
+        otherwise counts as a row (first) or a column (second) matrix, and its dimension is
+        removed from the result. The dimensions before the last two broadcast and are the
+        result's batch dimensions. It is composed from those products the way PyTorch composes
+        it, so that the graph shows the same nodes (``MmBackward0``, ``BmmBackward0``,
+        ``UnsafeViewBackward0``, ...).
+
+        Parameters
+        ----------
+        input, other : Tensor
+            At least 1-d, of one dtype.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            An operand is 0-d, the inner sizes differ, the batch dimensions do not broadcast or
+            the dtypes differ.
         """
 
-    def max(self, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
-        """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``
-        (``axis=``, ``keepdims=``: NumPy's spellings).
+    def max(self, dim: builtins.int | Tensor | None = None, keepdim: builtins.bool = False, *, other: Tensor | None = None, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor | tuple[Tensor, Tensor]:
+        """The largest element, or the largest values along ``dim`` with their indices; with a
+        tensor, ``maximum``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or Tensor, optional
+            The dimension reduced; all of them when omitted. A tensor here is ``other``
+            (``nbgrad.max(a, b)`` is ``maximum(a, b)``).
+        keepdim : bool
+            With ``dim``: keep it with size 1.
+        other : Tensor, optional
+            Compare with it element by element instead (``maximum``).
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor or (Tensor, Tensor)
+            Without ``dim``: a 0-d tensor; its gradient is shared evenly among the elements
+            equal to it (``MaxBackward1``). With ``dim``: the named tuple ``(values,
+            indices)`` (``nbgrad.return_types.max``), indices int64; the gradient goes to the
+            element whose index is returned (``MaxBackward0``). A NaN in a slice is
+            its result, as in PyTorch. With ``other``: ``maximum(input, other)``.
+
+        Raises
+        ------
+        RuntimeError
+            No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
         """
 
     def maximum(self, other: Tensor) -> Tensor:
@@ -3911,7 +4207,7 @@ class Tensor:
         Tensor
         """
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    def mean(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, dtype: nbgrad.dtypes.dtype | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
         """The mean of all elements, or along ``dim``.
 
         Parameters
@@ -3933,28 +4229,57 @@ class Tensor:
             ``nan`` over no elements, as in PyTorch.
         """
 
-    def median(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None):
+    def median(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor | tuple[Tensor, Tensor]:
         """The lower median of all elements, or ``(values, indices)`` of it along ``dim``.
 
         Parameters
         ----------
         input : Tensor
         dim : int, optional
-            Without it, the median of all elements is returned as a 0-d tensor (NaN for none);
-            ``axis=`` is its NumPy spelling.
+            Without it, the median of all elements is returned as a 0-d tensor (NaN for none).
         keepdim : bool
-            ``keepdims=`` is its NumPy spelling.
+            With ``dim``: keep it with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
         Returns
         -------
-        Tensor or nbgrad.return_types.median
-            Of an even count, the lower of the two middle values (PyTorch's median, not
+        Tensor or (Tensor, Tensor)
+            A 0-d tensor without ``dim``; with it, the named tuple ``(values, indices)``
+            (``nbgrad.return_types.median``), indices int64. Of an even count, the lower of the two middle values (PyTorch's median, not
             NumPy's mean of the two). A NaN makes the median NaN, at the NaN's index.
         """
 
-    def min(self, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
-        """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``
-        (``axis=``, ``keepdims=``: NumPy's spellings).
+    def min(self, dim: builtins.int | Tensor | None = None, keepdim: builtins.bool = False, *, other: Tensor | None = None, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor | tuple[Tensor, Tensor]:
+        """The smallest element, or the smallest values along ``dim`` with their indices; with a
+        tensor, ``minimum``.
+
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or Tensor, optional
+            The dimension reduced; all of them when omitted. A tensor here is ``other``
+            (``nbgrad.min(a, b)`` is ``minimum(a, b)``).
+        keepdim : bool
+            With ``dim``: keep it with size 1.
+        other : Tensor, optional
+            Compare with it element by element instead (``minimum``).
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor or (Tensor, Tensor)
+            Without ``dim``: a 0-d tensor; its gradient is shared evenly among the elements
+            equal to it (``MinBackward1``). With ``dim``: the named tuple ``(values,
+            indices)`` (``nbgrad.return_types.min``), indices int64; the gradient goes to the
+            element whose index is returned (``MinBackward0``). A NaN in a slice is
+            its result, as in PyTorch. With ``other``: ``minimum(input, other)``.
+
+        Raises
+        ------
+        RuntimeError
+            No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
         """
 
     def minimum(self, other: Tensor) -> Tensor:
@@ -3972,8 +4297,27 @@ class Tensor:
         Tensor
         """
 
-    def mm(self, mat2):
-        """The matrix product of two 2-D tensors."""
+    def mm(self, mat2: Tensor) -> Tensor:
+        """The matrix product of two 2-D tensors.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(n, m)``.
+        mat2 : Tensor
+            ``(m, p)``, of ``input``'s dtype.
+
+        Returns
+        -------
+        Tensor
+            ``(n, p)``. ``MmBackward0`` saves each operand only when the other needs a gradient.
+
+        Raises
+        ------
+        RuntimeError
+            An operand is not 2-d or the inner sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+            product has no kernel).
+        """
 
     def moveaxis(self, source: builtins.int | tuple[builtins.int, ...], destination: builtins.int | tuple[builtins.int, ...]) -> Tensor:
         """The dimensions ``source`` moved to the places ``destination``, the others keeping
@@ -4092,8 +4436,27 @@ class Tensor:
         Tensor
         """
 
-    def mv(self, vec):
-        """The product of a matrix and a vector."""
+    def mv(self, vec: Tensor) -> Tensor:
+        """The product of a matrix and a vector.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(n, m)``.
+        vec : Tensor
+            ``(m,)``, of ``input``'s dtype.
+
+        Returns
+        -------
+        Tensor
+            ``(n,)``.
+
+        Raises
+        ------
+        RuntimeError
+            ``input`` is not 2-d, ``vec`` not 1-d, or their sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+            product has no kernel).
+        """
 
     def nan_to_num(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
         """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``.
@@ -4143,18 +4506,21 @@ class Tensor:
         nan_to_num : The out-of-place form, and its details.
         """
 
-    def nanmean(self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims: builtins.bool | None = None) -> Tensor:
+    def nanmean(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, dtype: nbgrad.dtypes.dtype | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
         """The mean of the elements that are not NaN, over all elements or along ``dim``.
 
         Parameters
         ----------
         input : Tensor
             Floating point.
-        dim : int or tuple of ints, optional
-            ``axis=`` is its NumPy spelling.
+        dim : int or tuple of int, optional
+            The dimensions averaged away; all of them when omitted.
         keepdim : bool
-            ``keepdims=`` is its NumPy spelling.
+            Keep them with size 1.
         dtype : nbgrad.dtype, optional
+            The dtype of the sum of the elements that are not NaN.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
         Returns
         -------
@@ -4163,34 +4529,40 @@ class Tensor:
             NaN where every element is NaN.
         """
 
-    def nanmedian(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None):
+    def nanmedian(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor | tuple[Tensor, Tensor]:
         """``median`` of the elements that are not NaN (NaN where all are).
 
         Parameters
         ----------
         input : Tensor
         dim : int, optional
-            ``axis=`` is its NumPy spelling.
+            Without it, the median of all elements is returned as a 0-d tensor.
         keepdim : bool
-            ``keepdims=`` is its NumPy spelling.
+            With ``dim``: keep it with size 1.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
         Returns
         -------
-        Tensor or nbgrad.return_types.nanmedian
+        Tensor or (Tensor, Tensor)
+            As ``median``'s: with ``dim``, the named tuple ``(values, indices)``
+            (``nbgrad.return_types.nanmedian``).
         """
 
-    def nansum(self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims: builtins.bool | None = None) -> Tensor:
+    def nansum(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, dtype: nbgrad.dtypes.dtype | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
         """The sum of all elements, or along ``dim``, NaNs counted as 0.
 
         Parameters
         ----------
         input : Tensor
-        dim : int or tuple of ints, optional
-            ``axis=`` is its NumPy spelling.
+        dim : int or tuple of int, optional
+            The dimensions summed away; all of them when omitted.
         keepdim : bool
-            ``keepdims=`` is its NumPy spelling.
+            Keep the summed dimensions with size 1.
         dtype : nbgrad.dtype, optional
             The dtype to compute in (integers and bools sum to int64).
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
         Returns
         -------
@@ -4410,9 +4782,36 @@ class Tensor:
             int64, with no ``grad_fn``.
         """
 
-    def norm(self, p='fro', dim=None, keepdim=False, dtype=None):
-        """The ``p``-norm of all elements, or along ``dim`` (any real ``p``, ``inf`` and ``-inf``
-        included; ``p = 0`` counts the nonzero elements).
+    def norm(self, p: builtins.float | str | None = 'fro', dim: Dims | None = None, keepdim: builtins.bool = False, dtype: nbgrad.dtypes.dtype | None = None) -> Tensor:
+        """The ``p``-norm of all elements, or along ``dim``, as a vector norm.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating point.
+        p : float or 'fro', optional
+            Any real order, ``inf`` and ``-inf`` included (``p = 0`` counts the nonzero
+            elements); ``'fro'`` and ``None`` are 2. PyTorch's matrix norms (``'nuc'``) are
+            not implemented.
+        dim : int or tuple of int, optional
+            The dimensions reduced; all of them when omitted.
+        keepdim : bool
+            Keep them with size 1.
+        dtype : nbgrad.dtype, optional
+            A floating dtype at least as wide as ``input``'s, to compute in.
+
+        Returns
+        -------
+        Tensor
+            For ``p = 0`` no gradient flows, as in PyTorch; for ``p = 2`` the gradient at a zero
+            norm is 0.
+
+        Raises
+        ------
+        RuntimeError
+            ``input`` is not floating point, ``p`` is not a number, ``dtype`` would narrow
+            ``input``'s, or a norm without identity (``p < 0``, ``inf``) is taken over no
+            elements.
         """
 
     def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0, *, generator: Generator | None = None) -> Tensor:
@@ -4492,8 +4891,26 @@ class Tensor:
             Of shape ``(len(input), len(vec2))``; its ``grad_fn`` is PyTorch's, ``MulBackward0``.
         """
 
-    def permute(self, *dims):
-        """The dimensions reordered as ``dims``, as a view."""
+    def permute(self, *dims: builtins.int | Sequence[builtins.int]) -> Tensor:
+        """The dimensions reordered as ``dims``, as a view.
+
+        Parameters
+        ----------
+        input : Tensor
+        *dims : int, or one sequence of ints
+            Every dimension of ``input`` once, in the order the result has them:
+            ``x.permute(2, 0, 1)`` or ``x.permute((2, 0, 1))``.
+
+        Returns
+        -------
+        Tensor
+            A view of ``input``: its dimension ``i`` is ``input``'s dimension ``dims[i]``.
+
+        Raises
+        ------
+        RuntimeError
+            ``dims`` does not name each dimension exactly once.
+        """
 
     def positive(self) -> Tensor:
         """``+input``: the tensor itself.
@@ -4571,18 +4988,20 @@ class Tensor:
             channel dimension, then the kernel (``PreluKernelBackward0``) is recorded.
         """
 
-    def prod(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, dtype=None, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+    def prod(self, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, dtype: nbgrad.dtypes.dtype | None = None, axis: builtins.int | None = None, keepdims: builtins.bool | None = None) -> Tensor:
         """The product of all elements, or along one dimension ``dim``.
 
         Parameters
         ----------
         input : Tensor
         dim : int, optional
-            One dimension (PyTorch takes no tuple here); ``axis=`` is its NumPy spelling.
+            One dimension (PyTorch takes no tuple here).
         keepdim : bool
-            Keep ``dim`` with size 1 (``keepdims=`` is its NumPy spelling).
+            Keep ``dim`` with size 1.
         dtype : nbgrad.dtype, optional
             The dtype to compute in; by default the input's, and int64 for integers and bools.
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
         Returns
         -------
@@ -4785,14 +5204,14 @@ class Tensor:
         remainder : The out-of-place form, and its details.
         """
 
-    def repeat(self, *repeats: builtins.int) -> Tensor:
+    def repeat(self, *repeats: builtins.int | Sequence[builtins.int]) -> Tensor:
         """``input`` repeated ``repeats[i]`` times along dimension ``i`` (more repeats than
         dimensions add leading ones), as a copy (NumPy's ``tile``).
 
         Parameters
         ----------
         input : Tensor
-        repeats : ints, or one tuple or list of them
+        *repeats : int, or one tuple or list of ints
             At least as many as ``input`` has dimensions.
 
         Returns
@@ -4845,7 +5264,7 @@ class Tensor:
             point, or on an inference tensor outside ``inference_mode``.
         """
 
-    def reshape(self, *shape):
+    def reshape(self, *shape: builtins.int | Shape) -> Tensor:
         """Another shape: a view when the strides allow it, else a copy.
 
         Parameters
@@ -4860,8 +5279,20 @@ class Tensor:
             As PyTorch, do not rely on whether it shares memory with ``input``.
         """
 
-    def reshape_as(self, other):
-        """``reshape(other.shape)``."""
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """``input.reshape(other.shape)``: ``input`` with ``other``'s shape.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor
+            Only its shape is used.
+
+        Returns
+        -------
+        Tensor
+            A view when the strides allow it, else a copy (as ``reshape``).
+        """
 
     def retain_grad(self) -> None:
         """Keep this non-leaf's gradient in ``.grad`` after backward (chapter 03).
@@ -5009,7 +5440,10 @@ class Tensor:
         index : Tensor
             int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
         src : Tensor or number
-            The values (a tensor of ``input``'s dtype), or one number for all (also ``value=``).
+            The values (a tensor of ``input``'s dtype), or one number for all.
+        value : float, optional
+            The number written everywhere, when ``src`` is not given (PyTorch's spelling of
+            ``scatter`` with a number).
         reduce : {None, "add", "multiply"}
             Combine with what is there instead of overwriting. As in PyTorch, a ``reduce`` is not
             differentiable: backward through it raises.
@@ -5033,7 +5467,10 @@ class Tensor:
         index : Tensor
             int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
         src : Tensor or number
-            The values (a tensor of ``input``'s dtype), or one number for all (also ``value=``).
+            The values (a tensor of ``input``'s dtype), or one number for all.
+        value : float, optional
+            The number written everywhere, when ``src`` is not given (PyTorch's spelling of
+            ``scatter`` with a number).
         reduce : {None, "add", "multiply"}
             Combine with what is there instead of overwriting. As in PyTorch, a ``reduce`` is not
             differentiable: backward through it raises.
@@ -5130,8 +5567,27 @@ class Tensor:
             Shaped like ``input``; positions no index names keep ``input``'s values.
         """
 
-    def select(self, dim, index):
-        """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
+    def select(self, dim: builtins.int, index: builtins.int) -> Tensor:
+        """The slice at ``index`` along ``dim``: ``input[:, ..., index]`` with ``index`` at ``dim``.
+
+        Parameters
+        ----------
+        input : Tensor
+            At least 1-d.
+        dim : int
+        index : int
+            Negative ones count from the end of ``dim``.
+
+        Returns
+        -------
+        Tensor
+            A view of ``input`` with one dimension fewer (``SelectBackward0``).
+
+        Raises
+        ------
+        IndexError
+            ``input`` is 0-d, or ``index`` is out of range.
+        """
 
     def sgn(self) -> Tensor:
         """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs).
@@ -5474,12 +5930,59 @@ class Tensor:
         square : The out-of-place form, and its details.
         """
 
-    def squeeze(self, dim=None):
-        """Dimensions of size 1 removed (all of them, or ``dim``), as a view."""
+    def squeeze(self, dim: Dims | None = None) -> Tensor:
+        """Dimensions of size 1 removed, as a view.
 
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-        """The standard deviation: the square root of ``var`` (``axis=``, ``keepdims=``: NumPy's
-        spellings).
+        Parameters
+        ----------
+        input : Tensor
+        dim : int or tuple of int, optional
+            The dimensions to remove, those of them that have size 1 (the others stay, without
+            an error); every dimension of size 1 when omitted.
+
+        Returns
+        -------
+        Tensor
+            A view of ``input``; its ``grad_fn`` is ``SqueezeBackward0`` without ``dim``,
+            ``SqueezeBackward1`` with one dim and ``SqueezeBackward2`` with a tuple, as in PyTorch.
+        """
+
+    def std(self, dim: Dims | None = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: builtins.float | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """The standard deviation of all elements, or along ``dim``: the square root of ``var``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating point.
+        dim : int or tuple of int, optional
+            The dimensions reduced; all of them when omitted. A bool here is PyTorch's old
+            positional ``unbiased`` (``x.std(False)``).
+        unbiased : bool, optional
+            The older spelling of the correction: ``True`` is 1, ``False`` is 0.
+        keepdim : bool
+            Keep the reduced dimensions with size 1.
+        correction : float, optional
+            The degrees of freedom subtracted from the number of elements, ``N``, in the
+            divisor ``N - correction``; 1 by default (Bessel's correction).
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            ``sqrt(var(...))``. Its gradient is taken as 0 where the standard deviation is
+            0 (a constant slice), as in PyTorch.
+
+        Raises
+        ------
+        RuntimeError
+            ``input`` is not floating point.
+
+        Warns
+        -----
+        UserWarning
+            ``N - correction <= 0`` (no degrees of freedom): the result is then inf, or nan
+            for 0 / 0, as in PyTorch.
         """
 
     def sub(self, other: TensorOrNumber, *, alpha: Number = 1) -> Tensor:
@@ -5550,7 +6053,7 @@ class Tensor:
             If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
         """
 
-    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    def sum(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, dtype: nbgrad.dtypes.dtype | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
         """The sum of all elements, or along ``dim``.
 
         Parameters
@@ -5573,17 +6076,78 @@ class Tensor:
             The gradient of each element is the incoming gradient, broadcast back.
         """
 
-    def sum_to_size(self, *size):
-        """Sum ``input`` down to ``size`` (the reverse of broadcasting ``size`` up to it)."""
+    def sum_to_size(self, *size: builtins.int | Shape) -> Tensor:
+        """``input`` summed down to ``size``: the reverse of expanding ``size`` up to its shape.
 
-    def swapaxes(self, dim0, dim1):
-        """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
+        Parameters
+        ----------
+        input : Tensor
+        *size : int, or one sequence of ints
+            A shape that expands to ``input``'s (the gradient of a broadcast operand is summed
+            back to its shape this way).
 
-    def swapdims(self, dim0, dim1):
-        """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
+        Returns
+        -------
+        Tensor
+            ``input`` itself when ``size`` is its shape; else the sum over the dimensions that
+            ``size`` lacks (leading ones) or has as 1, with the shape ``size``
+            (``SumBackward1``).
 
-    def t(self):
-        """The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves)."""
+        Raises
+        ------
+        RuntimeError
+            ``size`` does not expand to ``input``'s shape.
+        """
+
+    def swapaxes(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        """Dimensions ``dim0`` and ``dim1`` swapped, as a view (``swapaxes``, ``swapdims``).
+
+        Parameters
+        ----------
+        input : Tensor
+        dim0, dim1 : int
+            The two dimensions (negative ones count from the end).
+
+        Returns
+        -------
+        Tensor
+            A view of ``input``.
+        """
+
+    def swapdims(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        """Dimensions ``dim0`` and ``dim1`` swapped, as a view (``swapaxes``, ``swapdims``).
+
+        Parameters
+        ----------
+        input : Tensor
+        dim0, dim1 : int
+            The two dimensions (negative ones count from the end).
+
+        Returns
+        -------
+        Tensor
+            A view of ``input``.
+        """
+
+    def t(self) -> Tensor:
+        """The transpose of a matrix, as a view.
+
+        Parameters
+        ----------
+        input : Tensor
+            At most 2-d.
+
+        Returns
+        -------
+        Tensor
+            A view of ``input``: its two dimensions swapped; a 0-d or 1-d tensor is returned as
+            a view of itself.
+
+        Raises
+        ------
+        RuntimeError
+            ``input`` has more than 2 dimensions (use ``transpose``).
+        """
 
     def take(self, index: Tensor) -> Tensor:
         """The elements of ``input`` read as 1-d at ``index`` (negative indices count from the
@@ -5780,8 +6344,20 @@ class Tensor:
             A named tuple, ``k`` along ``dim``. Among equal elements, the first ones are taken.
         """
 
-    def transpose(self, dim0, dim1):
-        """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
+    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        """Dimensions ``dim0`` and ``dim1`` swapped, as a view (``swapaxes``, ``swapdims``).
+
+        Parameters
+        ----------
+        input : Tensor
+        dim0, dim1 : int
+            The two dimensions (negative ones count from the end).
+
+        Returns
+        -------
+        Tensor
+            A view of ``input``.
+        """
 
     def tril(self, diagonal: builtins.int = 0) -> Tensor:
         """The lower triangle of each matrix (the last two dimensions): the elements on and
@@ -5963,8 +6539,29 @@ class Tensor:
             Itself when the dtypes are the same.
         """
 
-    def unbind(self, dim=0):
-        """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
+    def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """The slices along ``dim``, each with that dimension removed (iterating over a tensor
+        uses this).
+
+        Parameters
+        ----------
+        input : Tensor
+            At least 1-d.
+        dim : int
+
+        Returns
+        -------
+        tuple of Tensor
+            ``input.size(dim)`` views of ``input``, outputs of one node (``UnbindBackward0``): a
+            piece without a gradient counts as zeros in backward. As in PyTorch, a piece cannot
+            be changed in place while autograd records (it is one of several views made
+            together).
+
+        Raises
+        ------
+        RuntimeError
+            ``input`` is 0-d.
+        """
 
     def unflatten(self, dim: builtins.int, sizes: tuple[builtins.int, ...]) -> Tensor:
         """Dimension ``dim`` seen as several, of ``sizes`` (one may be -1), as a view.
@@ -6023,15 +6620,60 @@ class Tensor:
             The output joins the graph (as in PyTorch), but backward through it raises.
         """
 
-    def unsqueeze(self, dim):
-        """A dimension of size 1 inserted at ``dim``, as a view."""
+    def unsqueeze(self, dim: builtins.int) -> Tensor:
+        """A dimension of size 1 inserted at ``dim``, as a view.
 
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-        """The variance along ``dim`` (or of all elements), with Bessel's correction by default
-        (``axis=``, ``keepdims=``: NumPy's spellings).
+        Parameters
+        ----------
+        input : Tensor
+        dim : int
+            The new dimension's index in the result: from ``-input.dim() - 1`` to
+            ``input.dim()``.
+
+        Returns
+        -------
+        Tensor
+            A view of ``input``.
         """
 
-    def view(self, *shape):
+    def var(self, dim: Dims | None = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: builtins.float | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
+        """The variance of all elements, or along ``dim``, with Bessel's correction by default.
+
+        Parameters
+        ----------
+        input : Tensor
+            Floating point.
+        dim : int or tuple of int, optional
+            The dimensions reduced; all of them when omitted. A bool here is PyTorch's old
+            positional ``unbiased`` (``x.var(False)``).
+        unbiased : bool, optional
+            The older spelling of the correction: ``True`` is 1, ``False`` is 0.
+        keepdim : bool
+            Keep the reduced dimensions with size 1.
+        correction : float, optional
+            The degrees of freedom subtracted from the number of elements, ``N``, in the
+            divisor ``N - correction``; 1 by default (Bessel's correction).
+        axis, keepdims
+            NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+        Returns
+        -------
+        Tensor
+            The squared deviations from the mean, summed and divided by ``N - correction``.
+
+        Raises
+        ------
+        RuntimeError
+            ``input`` is not floating point.
+
+        Warns
+        -----
+        UserWarning
+            ``N - correction <= 0`` (no degrees of freedom): the result is then inf, or nan
+            for 0 / 0, as in PyTorch.
+        """
+
+    def view(self, *shape: builtins.int | Shape) -> Tensor:
         """The same storage seen with another shape: no copy, and a view of ``input``.
 
         Parameters
@@ -6054,8 +6696,21 @@ class Tensor:
             size and stride``): use ``reshape``, which copies then.
         """
 
-    def view_as(self, other):
-        """``view(other.shape)``."""
+    def view_as(self, other: Tensor) -> Tensor:
+        """``input.view(other.shape)``: a view of ``input`` with ``other``'s shape.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor
+            Only its shape is used.
+
+        Returns
+        -------
+        Tensor
+            A view of ``input`` (``ViewBackward0``); ``view``'s error when the strides do not
+            allow it.
+        """
 
     @property
     def volatile(self) -> builtins.bool:

@@ -236,7 +236,10 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
     index : Tensor
         int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
     src : Tensor or number
-        The values (a tensor of ``input``'s dtype), or one number for all (also ``value=``).
+        The values (a tensor of ``input``'s dtype), or one number for all.
+    value : float, optional
+        The number written everywhere, when ``src`` is not given (PyTorch's spelling of
+        ``scatter`` with a number).
     reduce : {None, "add", "multiply"}
         Combine with what is there instead of overwriting. As in PyTorch, a ``reduce`` is not
         differentiable: backward through it raises.

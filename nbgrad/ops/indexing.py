@@ -251,8 +251,27 @@ class SelectBackward0(Node):
 
 
 @op(SelectBackward0)
-def select(input, dim, index):
-    """The slice at ``index`` along ``dim``: a view with one dimension fewer."""
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim``: ``input[:, ..., index]`` with ``index`` at ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 1-d.
+    dim : int
+    index : int
+        Negative ones count from the end of ``dim``.
+
+    Returns
+    -------
+    Tensor
+        A view of ``input`` with one dimension fewer (``SelectBackward0``).
+
+    Raises
+    ------
+    IndexError
+        ``input`` is 0-d, or ``index`` is out of range.
+    """
     x = tensor_operand(input, "select")
     shape = x._data.shape
     if not shape:
@@ -451,16 +470,36 @@ class UnbindBackward0(Node):
 
 
 @op(UnbindBackward0)
-def unbind(input, dim=0):
-    """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along ``dim``, each with that dimension removed (iterating over a tensor
+    uses this).
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 1-d.
+    dim : int
+
+    Returns
+    -------
+    tuple of Tensor
+        ``input.size(dim)`` views of ``input``, outputs of one node (``UnbindBackward0``): a
+        piece without a gradient counts as zeros in backward. As in PyTorch, a piece cannot
+        be changed in place while autograd records (it is one of several views made
+        together).
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is 0-d.
+    """
     x = tensor_operand(input, "unbind")
     data = x._data
     if data.ndim == 0:
         raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
     d = dtypes.dim_index(dim, data.ndim)
-    pieces = [make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None, MULTI_OUTPUT_NODE)
-              for i in range(data.shape[d])]
-    pieces = tuple(pieces)
+    pieces = tuple(make_view(x, data[(slice(None),) * d + (i, Ellipsis)], None, MULTI_OUTPUT_NODE)
+                   for i in range(data.shape[d]))
     if should_record(x):
         record(UnbindBackward0, pieces, (x,), dim=d,
                meta=(pieces[0]._data.shape if pieces else (), data.dtype, array_module(data)))

@@ -86,8 +86,27 @@ class MmBackward0(Node):
 
 
 @op(MmBackward0)
-def mm(input, mat2):
-    """The matrix product of two 2-D tensors."""
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """The matrix product of two 2-D tensors.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(n, m)``.
+    mat2 : Tensor
+        ``(m, p)``, of ``input``'s dtype.
+
+    Returns
+    -------
+    Tensor
+        ``(n, p)``. ``MmBackward0`` saves each operand only when the other needs a gradient.
+
+    Raises
+    ------
+    RuntimeError
+        An operand is not 2-d or the inner sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+        product has no kernel).
+    """
     a, b = _pair("mm", input, mat2)
     if a._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -117,8 +136,27 @@ class MvBackward0(Node):
 
 
 @op(MvBackward0)
-def mv(input, vec):
-    """The product of a matrix and a vector."""
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """The product of a matrix and a vector.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(n, m)``.
+    vec : Tensor
+        ``(m,)``, of ``input``'s dtype.
+
+    Returns
+    -------
+    Tensor
+        ``(n,)``.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not 2-d, ``vec`` not 1-d, or their sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+        product has no kernel).
+    """
     a, v = _pair("mv", input, vec)
     if a._data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -148,8 +186,27 @@ class DotBackward0(Node):
 
 
 @op(DotBackward0)
-def dot(input, other):
-    """The dot product of two 1-D tensors."""
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors: the sum of their elementwise products.
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d.
+    other : Tensor
+        1-d, of ``input``'s size and dtype (no broadcasting).
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    RuntimeError
+        An operand is not 1-d or the sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+        product has no kernel).
+    """
     a, b = _pair("dot", input, other)
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(
@@ -179,8 +236,27 @@ class BmmBackward0(Node):
 
 
 @op(BmmBackward0)
-def bmm(input, mat2):
-    """Batched matrix product of two 3-D tensors with the same batch size."""
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """The matrix products of two batches of matrices, pair by pair.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(b, n, m)``.
+    mat2 : Tensor
+        ``(b, m, p)``, the same batch size ``b`` (no broadcasting) and dtype.
+
+    Returns
+    -------
+    Tensor
+        ``(b, n, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        An operand is not 3-d or the sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+        product has no kernel).
+    """
     a, b = _pair("bmm", input, mat2)
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a._data.ndim != 3 else
@@ -200,9 +276,31 @@ def bmm(input, mat2):
 
 
 @op(operator="matmul", operands=(Tensor, np.ndarray))
-def matmul(input, other):
-    """``@``: dot, mv, mm, or a broadcast batch of mm, composed the way PyTorch composes it
-    (so that the graph shows the same nodes)."""
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """The matrix product ``input @ other``, with NumPy's rules for 1-d and batched operands.
+
+    Two 1-d tensors give ``dot``, 2-d and 2-d ``mm``, 2-d and 1-d ``mv``; a 1-d operand
+    otherwise counts as a row (first) or a column (second) matrix, and its dimension is
+    removed from the result. The dimensions before the last two broadcast and are the
+    result's batch dimensions. It is composed from those products the way PyTorch composes
+    it, so that the graph shows the same nodes (``MmBackward0``, ``BmmBackward0``,
+    ``UnsafeViewBackward0``, ...).
+
+    Parameters
+    ----------
+    input, other : Tensor
+        At least 1-d, of one dtype.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        An operand is 0-d, the inner sizes differ, the batch dimensions do not broadcast or
+        the dtypes differ.
+    """
     a, b = _pair("matmul", input, other)
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:

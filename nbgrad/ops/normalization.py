@@ -18,6 +18,7 @@ the gradient can itself be differentiated.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
 from .operands import same_device, tensor_operand
+
+if TYPE_CHECKING:
+    from ..types import Shape
 
 
 def _standardised(x, axes, eps):
@@ -207,7 +211,7 @@ class NativeLayerNormBackward0(Node):
 
 
 @op(NativeLayerNormBackward0, export=False, method=False, functional=True)
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+def layer_norm(input: Tensor, normalized_shape: int | Shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise each sample over its trailing ``normalized_shape`` dims, then scale by
     ``weight`` and shift by ``bias`` (both of shape ``normalized_shape``).
@@ -217,8 +221,11 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     input : Tensor
         ``(*, *normalized_shape)``.
     normalized_shape : int or tuple of int
+        The trailing dimensions normalised over, as sizes.
     weight, bias : Tensor, optional
+        The elementwise scale and shift, of shape ``normalized_shape``.
     eps : float
+        Added to the variance (the biased one) before its square root.
 
     Returns
     -------

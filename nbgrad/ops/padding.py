@@ -9,6 +9,8 @@ it copied.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..autograd.graph import record, should_record
 from ..backend import array_module
 from ..core.node import Node
@@ -16,6 +18,9 @@ from ..tensor import Tensor
 from . import indexing
 from .declare import op
 from .operands import tensor_operand
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def _pairs(pad, ndim):
@@ -108,7 +113,8 @@ def _gather_pad(x, pad, mode):
 
 
 @op(ConstantPadNdBackward0, _GatherPadBackward, export=False, method=False, functional=True)
-def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions of ``input``.
 
     Parameters

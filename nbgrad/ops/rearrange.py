@@ -10,6 +10,7 @@ the others copy, as in PyTorch.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +25,12 @@ from .gather_scatter import gather
 from .operands import broadcast_error, tensor_operand
 from .shape import cat, expand, permute, reshape, unsqueeze
 from .views import make_view
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..dtypes import dtype
+    from ..types import DeviceLike
 
 
 def _dims_arg(dims):
@@ -53,13 +60,13 @@ class FlipBackward0(Node):
 
 
 @op(FlipBackward0)
-def flip(input: Tensor, *dims: int) -> Tensor:
+def flip(input: Tensor, *dims: int | Sequence[int]) -> Tensor:
     """A copy of ``input`` with the order of its elements reversed along ``dims``.
 
     Parameters
     ----------
     input : Tensor
-    dims : ints, or one tuple or list of them
+    *dims : int, or one tuple or list of ints
         The dimensions to reverse (none: a plain copy).
 
     Returns
@@ -230,14 +237,14 @@ def _shape_tuple(sizes):
 
 
 @op(RepeatBackward0)
-def repeat(input: Tensor, *repeats: int) -> Tensor:
+def repeat(input: Tensor, *repeats: int | Sequence[int]) -> Tensor:
     """``input`` repeated ``repeats[i]`` times along dimension ``i`` (more repeats than
     dimensions add leading ones), as a copy (NumPy's ``tile``).
 
     Parameters
     ----------
     input : Tensor
-    repeats : ints, or one tuple or list of them
+    *repeats : int, or one tuple or list of ints
         At least as many as ``input`` has dimensions.
 
     Returns
@@ -247,20 +254,20 @@ def repeat(input: Tensor, *repeats: int) -> Tensor:
     x = tensor_operand(input, "repeat")
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    repeats = _shape_tuple(repeats)
+    counts = _shape_tuple(repeats)
     shape = x._data.shape
-    if len(repeats) < len(shape):
+    if len(counts) < len(shape):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
-    padded = (1,) * (len(repeats) - len(shape)) + shape
-    target = [r * n for r, n in zip(repeats, padded)]
-    if any(r < 0 for r in repeats):
+    padded = (1,) * (len(counts) - len(shape)) + shape
+    target = [r * n for r, n in zip(counts, padded)]
+    if any(r < 0 for r in counts):
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(t for t in target)}: {target}")
     data = x._data.reshape(padded)
-    out = Tensor._make(array_module(data).tile(data, repeats) if repeats else data.copy())
+    out = Tensor._make(array_module(data).tile(data, counts) if counts else data.copy())
     if should_record(x):
-        record(RepeatBackward0, out, (x,), repeats=repeats, shape=shape)
+        record(RepeatBackward0, out, (x,), repeats=counts, shape=shape)
     return out
 
 
@@ -361,18 +368,23 @@ def _triangle_indices(row, col, offset, dtype, device, lower):
 
 
 @op(method=False)
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype: dtypes.dtype | None = None,
-                 device=None, layout=None) -> Tensor:
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: dtype | None = None,
+                 device: DeviceLike | None = None, layout: Any = None) -> Tensor:
     """The coordinates of the lower triangle (on and below diagonal ``offset``) of a
     ``row`` by ``col`` matrix, row by row: a ``(2, N)`` tensor of rows, then columns.
 
     Parameters
     ----------
     row, col : int
+        The matrix's numbers of rows and columns (not negative).
     offset : int
-    dtype : dtype, optional
+        The diagonal: 0 the main one, positive above it, negative below.
+    dtype : nbgrad.dtype, optional
         int64 by default.
-    device : device, optional
+    device : str or nbgrad.device, optional
+        The CPU by default.
+    layout : optional
+        Accepted for PyTorch's signature and ignored (strided).
 
     Returns
     -------
@@ -382,18 +394,23 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: dtypes.dtype | N
 
 
 @op(method=False)
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype: dtypes.dtype | None = None,
-                 device=None, layout=None) -> Tensor:
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: dtype | None = None,
+                 device: DeviceLike | None = None, layout: Any = None) -> Tensor:
     """The coordinates of the upper triangle (on and above diagonal ``offset``) of a
     ``row`` by ``col`` matrix, row by row: a ``(2, N)`` tensor of rows, then columns.
 
     Parameters
     ----------
     row, col : int
+        The matrix's numbers of rows and columns (not negative).
     offset : int
-    dtype : dtype, optional
+        The diagonal: 0 the main one, positive above it, negative below.
+    dtype : nbgrad.dtype, optional
         int64 by default.
-    device : device, optional
+    device : str or nbgrad.device, optional
+        The CPU by default.
+    layout : optional
+        Accepted for PyTorch's signature and ignored (strided).
 
     Returns
     -------
@@ -661,12 +678,17 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
 
     Parameters
     ----------
-    tensors : Tensor
+    *tensors : Tensor
 
     Returns
     -------
     tuple of Tensor
         Views.
+
+    Raises
+    ------
+    RuntimeError
+        The shapes do not broadcast together.
     """
     operands = [tensor_operand(t, "broadcast_tensors") for t in tensors]
     shape: tuple[int, ...] = ()
@@ -728,13 +750,14 @@ _MESHGRID_WARNING = ("nbgrad.meshgrid: in an upcoming release, it will be requir
 
 
 @op(method=False)
-def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]:
+def meshgrid(*tensors: Tensor | Sequence[Tensor],
+             indexing: str | None = None) -> tuple[Tensor, ...]:
     """Coordinate grids: for 0-d or 1-d tensors of sizes ``n_1..n_k``, ``k`` tensors of
     shape ``(n_1, ..., n_k)``, the ``i``-th repeating tensor ``i`` along dimension ``i``.
 
     Parameters
     ----------
-    tensors : Tensor, several, or one list or tuple of them
+    *tensors : Tensor, several, or one list or tuple of them
     indexing : {"ij", "xy"}, optional
         ``"xy"`` swaps the first two dimensions (NumPy's default). Without it, ``"ij"``,
         with PyTorch's warning (once) that it will be required.
@@ -801,47 +824,50 @@ def _at_least_op(ndim, tensors):
 
 
 @op(method=False)
-def atleast_1d(*tensors: Tensor) -> Tensor | tuple[Tensor, ...]:
+def atleast_1d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least 1 dimension (a 0-d one as shape ``(1,)``), as a view.
 
     Parameters
     ----------
-    tensors : Tensor, several, or one list or tuple of them
+    *tensors : Tensor, several, or one list or tuple of them
 
     Returns
     -------
-    Tensor, or a tuple of them for several
+    Tensor or tuple of Tensor
+        A tensor for one tensor, a tuple for several or for a list or tuple.
     """
     return _at_least_op(1, tensors)
 
 
 @op(method=False)
-def atleast_2d(*tensors: Tensor) -> Tensor | tuple[Tensor, ...]:
+def atleast_2d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least 2 dimensions (``(n,)`` as ``(1, n)``), as a view.
 
     Parameters
     ----------
-    tensors : Tensor, several, or one list or tuple of them
+    *tensors : Tensor, several, or one list or tuple of them
 
     Returns
     -------
-    Tensor, or a tuple of them for several
+    Tensor or tuple of Tensor
+        A tensor for one tensor, a tuple for several or for a list or tuple.
     """
     return _at_least_op(2, tensors)
 
 
 @op(method=False)
-def atleast_3d(*tensors: Tensor) -> Tensor | tuple[Tensor, ...]:
+def atleast_3d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least 3 dimensions (``(n,)`` as ``(1, n, 1)``, ``(m, n)`` as
     ``(m, n, 1)``), as a view.
 
     Parameters
     ----------
-    tensors : Tensor, several, or one list or tuple of them
+    *tensors : Tensor, several, or one list or tuple of them
 
     Returns
     -------
-    Tensor, or a tuple of them for several
+    Tensor or tuple of Tensor
+        A tensor for one tensor, a tuple for several or for a list or tuple.
     """
     return _at_least_op(3, tensors)
 

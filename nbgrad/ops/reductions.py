@@ -12,6 +12,7 @@ import builtins
 import collections
 import math
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,10 @@ from .dims import normalize_dims, numpy_spelling
 from .elementwise import meta, to_input
 from .operands import tensor_operand, zeros_like
 from .shape import cat
+
+if TYPE_CHECKING:
+    from ..dtypes import dtype
+    from ..types import Dims, Shape
 
 
 def _kept_shape(shape, axes):
@@ -75,7 +80,9 @@ def _add_reduce(data, axis, dtype, keepdims):
 
 
 @op(SumBackward0, SumBackward1)
-def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+def sum(input: Tensor, dim: Dims | None = None, keepdim: bool = False, *,
+        dtype: dtype | None = None, axis: Dims | None = None,
+        keepdims: bool | None = None) -> Tensor:
     """The sum of all elements, or along ``dim``.
 
     Parameters
@@ -143,7 +150,9 @@ class MeanBackward1(Node):
 
 
 @op(MeanBackward0, MeanBackward1)
-def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+def mean(input: Tensor, dim: Dims | None = None, keepdim: bool = False, *,
+         dtype: dtype | None = None, axis: Dims | None = None,
+         keepdims: bool | None = None) -> Tensor:
     """The mean of all elements, or along ``dim``.
 
     Parameters
@@ -243,19 +252,22 @@ class ProdBackward1(Node):
 
 
 @op(ProdBackward0, ProdBackward1)
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None,
-         axis: int | None = None, keepdims: bool | None = None) -> Tensor:
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+         dtype: dtype | None = None, axis: int | None = None,
+         keepdims: bool | None = None) -> Tensor:
     """The product of all elements, or along one dimension ``dim``.
 
     Parameters
     ----------
     input : Tensor
     dim : int, optional
-        One dimension (PyTorch takes no tuple here); ``axis=`` is its NumPy spelling.
+        One dimension (PyTorch takes no tuple here).
     keepdim : bool
-        Keep ``dim`` with size 1 (``keepdims=`` is its NumPy spelling).
+        Keep ``dim`` with size 1.
     dtype : nbgrad.dtype, optional
         The dtype to compute in; by default the input's, and int64 for integers and bools.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
     Returns
     -------
@@ -297,19 +309,22 @@ class NansumBackward0(Node):
 
 
 @op(NansumBackward0)
-def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None,
+def nansum(input: Tensor, dim: Dims | None = None, keepdim: bool = False, *,
+           dtype: dtype | None = None, axis: Dims | None = None,
            keepdims: bool | None = None) -> Tensor:
     """The sum of all elements, or along ``dim``, NaNs counted as 0.
 
     Parameters
     ----------
     input : Tensor
-    dim : int or tuple of ints, optional
-        ``axis=`` is its NumPy spelling.
+    dim : int or tuple of int, optional
+        The dimensions summed away; all of them when omitted.
     keepdim : bool
-        ``keepdims=`` is its NumPy spelling.
+        Keep the summed dimensions with size 1.
     dtype : nbgrad.dtype, optional
         The dtype to compute in (integers and bools sum to int64).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
     Returns
     -------
@@ -330,7 +345,8 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=N
 
 
 @op()
-def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None,
+def nanmean(input: Tensor, dim: Dims | None = None, keepdim: bool = False, *,
+            dtype: dtype | None = None, axis: Dims | None = None,
             keepdims: bool | None = None) -> Tensor:
     """The mean of the elements that are not NaN, over all elements or along ``dim``.
 
@@ -338,11 +354,14 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=
     ----------
     input : Tensor
         Floating point.
-    dim : int or tuple of ints, optional
-        ``axis=`` is its NumPy spelling.
+    dim : int or tuple of int, optional
+        The dimensions averaged away; all of them when omitted.
     keepdim : bool
-        ``keepdims=`` is its NumPy spelling.
+        Keep them with size 1.
     dtype : nbgrad.dtype, optional
+        The dtype of the sum of the elements that are not NaN.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
     Returns
     -------
@@ -361,11 +380,30 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=
 
 
 @op(export=False)
-def sum_to_size(input, *size):
-    """Sum ``input`` down to ``size`` (the reverse of broadcasting ``size`` up to it)."""
+def sum_to_size(input: Tensor, *size: int | Shape) -> Tensor:
+    """``input`` summed down to ``size``: the reverse of expanding ``size`` up to its shape.
+
+    Parameters
+    ----------
+    input : Tensor
+    *size : int, or one sequence of ints
+        A shape that expands to ``input``'s (the gradient of a broadcast operand is summed
+        back to its shape this way).
+
+    Returns
+    -------
+    Tensor
+        ``input`` itself when ``size`` is its shape; else the sum over the dimensions that
+        ``size`` lacks (leading ones) or has as 1, with the shape ``size``
+        (``SumBackward1``).
+
+    Raises
+    ------
+    RuntimeError
+        ``size`` does not expand to ``input``'s shape.
+    """
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = size[0]
-    size = tuple(size)
+        size = tuple(size[0])
     x = tensor_operand(input, "sum_to_size")
     shape = x._data.shape
     if size == shape:
@@ -448,9 +486,44 @@ class VarBackward0(Node):
 
 
 @op(VarBackward0)
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-    """The variance along ``dim`` (or of all elements), with Bessel's correction by default
-    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+def var(input: Tensor, dim: Dims | None = None, unbiased: bool | None = None,
+        keepdim: bool = False, *, correction: float | None = None, axis: Dims | None = None,
+        keepdims: bool | None = None) -> Tensor:
+    """The variance of all elements, or along ``dim``, with Bessel's correction by default.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted. A bool here is PyTorch's old
+        positional ``unbiased`` (``x.var(False)``).
+    unbiased : bool, optional
+        The older spelling of the correction: ``True`` is 1, ``False`` is 0.
+    keepdim : bool
+        Keep the reduced dimensions with size 1.
+    correction : float, optional
+        The degrees of freedom subtracted from the number of elements, ``N``, in the
+        divisor ``N - correction``; 1 by default (Bessel's correction).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        The squared deviations from the mean, summed and divided by ``N - correction``.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not floating point.
+
+    Warns
+    -----
+    UserWarning
+        ``N - correction <= 0`` (no degrees of freedom): the result is then inf, or nan
+        for 0 / 0, as in PyTorch.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("var", dim, axis, keepdim, keepdims)
     return _spread("var", VarBackward0, lambda v: v, input, dim, unbiased, keepdim, correction)
@@ -470,9 +543,45 @@ class StdBackward0(Node):
 
 
 @op(StdBackward0)
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-    """The standard deviation: the square root of ``var`` (``axis=``, ``keepdims=``: NumPy's
-    spellings)."""
+def std(input: Tensor, dim: Dims | None = None, unbiased: bool | None = None,
+        keepdim: bool = False, *, correction: float | None = None, axis: Dims | None = None,
+        keepdims: bool | None = None) -> Tensor:
+    """The standard deviation of all elements, or along ``dim``: the square root of ``var``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted. A bool here is PyTorch's old
+        positional ``unbiased`` (``x.std(False)``).
+    unbiased : bool, optional
+        The older spelling of the correction: ``True`` is 1, ``False`` is 0.
+    keepdim : bool
+        Keep the reduced dimensions with size 1.
+    correction : float, optional
+        The degrees of freedom subtracted from the number of elements, ``N``, in the
+        divisor ``N - correction``; 1 by default (Bessel's correction).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        ``sqrt(var(...))``. Its gradient is taken as 0 where the standard deviation is
+        0 (a constant slice), as in PyTorch.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not floating point.
+
+    Warns
+    -----
+    UserWarning
+        ``N - correction <= 0`` (no degrees of freedom): the result is then inf, or nan
+        for 0 / 0, as in PyTorch.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("std", dim, axis, keepdim, keepdims)
     return _spread("std", StdBackward0, np.sqrt, input, dim, unbiased, keepdim, correction)
@@ -590,9 +699,39 @@ class MaxBackward0(Node):
 
 
 @op(MaxBackward1, MaxBackward0)
-def max(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
-    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``
-    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+def max(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
+        other: Tensor | None = None, axis: int | None = None,
+        keepdims: bool | None = None) -> Tensor | tuple[Tensor, Tensor]:
+    """The largest element, or the largest values along ``dim`` with their indices; with a
+    tensor, ``maximum``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or Tensor, optional
+        The dimension reduced; all of them when omitted. A tensor here is ``other``
+        (``nbgrad.max(a, b)`` is ``maximum(a, b)``).
+    keepdim : bool
+        With ``dim``: keep it with size 1.
+    other : Tensor, optional
+        Compare with it element by element instead (``maximum``).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor or (Tensor, Tensor)
+        Without ``dim``: a 0-d tensor; its gradient is shared evenly among the elements
+        equal to it (``MaxBackward1``). With ``dim``: the named tuple ``(values,
+        indices)`` (``nbgrad.return_types.max``), indices int64; the gradient goes to the
+        element whose index is returned (``MaxBackward0``). A NaN in a slice is
+        its result, as in PyTorch. With ``other``: ``maximum(input, other)``.
+
+    Raises
+    ------
+    RuntimeError
+        No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("max", dim, axis, keepdim, keepdims)
     return _extreme("max", input, dim, keepdim, other, True)
@@ -607,9 +746,39 @@ class MinBackward0(MaxBackward0):
 
 
 @op(MinBackward1, MinBackward0)
-def min(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
-    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``
-    (``axis=``, ``keepdims=``: NumPy's spellings)."""
+def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
+        other: Tensor | None = None, axis: int | None = None,
+        keepdims: bool | None = None) -> Tensor | tuple[Tensor, Tensor]:
+    """The smallest element, or the smallest values along ``dim`` with their indices; with a
+    tensor, ``minimum``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or Tensor, optional
+        The dimension reduced; all of them when omitted. A tensor here is ``other``
+        (``nbgrad.min(a, b)`` is ``minimum(a, b)``).
+    keepdim : bool
+        With ``dim``: keep it with size 1.
+    other : Tensor, optional
+        Compare with it element by element instead (``minimum``).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor or (Tensor, Tensor)
+        Without ``dim``: a 0-d tensor; its gradient is shared evenly among the elements
+        equal to it (``MinBackward1``). With ``dim``: the named tuple ``(values,
+        indices)`` (``nbgrad.return_types.min``), indices int64; the gradient goes to the
+        element whose index is returned (``MinBackward0``). A NaN in a slice is
+        its result, as in PyTorch. With ``other``: ``minimum(input, other)``.
+
+    Raises
+    ------
+    RuntimeError
+        No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("min", dim, axis, keepdim, keepdims)
     return _extreme("min", input, dim, keepdim, other, False)
@@ -643,9 +812,31 @@ class AmaxBackward0(Node):
 
 
 @op(AmaxBackward0)
-def amax(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
-    """The largest values along ``dim`` (ties share the gradient evenly; ``axis=``,
-    ``keepdims=``: NumPy's spellings)."""
+def amax(input: Tensor, dim: Dims | None = (), keepdim: bool = False, *,
+         axis: Dims | None = None, keepdims: bool | None = None) -> Tensor:
+    """The largest values over ``dim`` (all dimensions by default).
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int
+        The dimensions reduced; all of them when omitted or ``()``.
+    keepdim : bool
+        Keep them with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        Unlike ``max(dim)``'s, the gradient is shared evenly among the elements tied for
+        the extreme.
+
+    Raises
+    ------
+    RuntimeError
+        No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("amax", None if dim == () else dim, axis, keepdim, keepdims)
     return _a_extreme("amax", AmaxBackward0, input, dim, keepdim, True)
@@ -656,9 +847,31 @@ class AminBackward0(AmaxBackward0):
 
 
 @op(AminBackward0)
-def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
-    """The smallest values along ``dim`` (ties share the gradient evenly; ``axis=``,
-    ``keepdims=``: NumPy's spellings)."""
+def amin(input: Tensor, dim: Dims | None = (), keepdim: bool = False, *,
+         axis: Dims | None = None, keepdims: bool | None = None) -> Tensor:
+    """The smallest values over ``dim`` (all dimensions by default).
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int
+        The dimensions reduced; all of them when omitted or ``()``.
+    keepdim : bool
+        Keep them with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        Unlike ``min(dim)``'s, the gradient is shared evenly among the elements tied for
+        the extreme.
+
+    Raises
+    ------
+    RuntimeError
+        No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("amin", None if dim == () else dim, axis, keepdim, keepdims)
     return _a_extreme("amin", AminBackward0, input, dim, keepdim, False)
@@ -742,9 +955,38 @@ def _reduced_shape(shape, axes):
 
 
 @op(LinalgVectorNormBackward0)
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """The ``p``-norm of all elements, or along ``dim`` (any real ``p``, ``inf`` and ``-inf``
-    included; ``p = 0`` counts the nonzero elements)."""
+def norm(input: Tensor, p: float | str | None = "fro", dim: Dims | None = None,
+         keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
+    """The ``p``-norm of all elements, or along ``dim``, as a vector norm.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    p : float or 'fro', optional
+        Any real order, ``inf`` and ``-inf`` included (``p = 0`` counts the nonzero
+        elements); ``'fro'`` and ``None`` are 2. PyTorch's matrix norms (``'nuc'``) are
+        not implemented.
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted.
+    keepdim : bool
+        Keep them with size 1.
+    dtype : nbgrad.dtype, optional
+        A floating dtype at least as wide as ``input``'s, to compute in.
+
+    Returns
+    -------
+    Tensor
+        For ``p = 0`` no gradient flows, as in PyTorch; for ``p = 2`` the gradient at a zero
+        norm is 0.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not floating point, ``p`` is not a number, ``dtype`` would narrow
+        ``input``'s, or a norm without identity (``p < 0``, ``inf``) is taken over no
+        elements.
+    """
     x = tensor_operand(input, "norm")
     if x._data.dtype.kind != "f":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
@@ -841,7 +1083,7 @@ class CdistBackward0(Node):
 
 
 @op(CdistBackward0, method=False)
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """The ``p``-norm distance between each row of ``x1`` and each row of ``x2``.
 
     Parameters
@@ -903,9 +1145,32 @@ class LogsumexpBackward0(Node):
 
 
 @op(LogsumexpBackward0)
-def logsumexp(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    """``log(sum(exp(x)))`` along ``dim``, without overflow (``-inf`` over no elements;
-    ``axis=``, ``keepdims=``: NumPy's spellings)."""
+def logsumexp(input: Tensor, dim: Dims | None = None, keepdim: bool = False, *,
+              axis: Dims | None = None, keepdims: bool | None = None) -> Tensor:
+    """``log(sum(exp(input)))`` along ``dim``, computed without overflow.
+
+    Parameters
+    ----------
+    input : Tensor
+        Integers and bools are computed in the default float dtype.
+    dim : int or tuple of int
+        The dimensions reduced; required, as in PyTorch (``()`` reduces all of them).
+    keepdim : bool
+        Keep them with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+
+    Returns
+    -------
+    Tensor
+        ``-inf`` over no elements; the gradient is the incoming one times
+        ``softmax(input)`` along ``dim``.
+
+    Raises
+    ------
+    TypeError
+        ``dim`` is omitted.
+    """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("logsumexp", dim, axis, keepdim, keepdims)
     if dim is None:

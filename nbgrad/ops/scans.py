@@ -7,6 +7,8 @@ written with nbgrad's own operations, so that higher-order gradients follow.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes
@@ -19,6 +21,9 @@ from .elementwise import check_dtype
 from .indexing import embed
 from .operands import tensor_operand
 from .reductions import flip, numpy_spelling, return_types
+
+if TYPE_CHECKING:
+    from ..dtypes import dtype
 
 
 def _scan_dim(op, x, dim, axis):
@@ -62,16 +67,19 @@ class CumsumBackward0(Node):
 
 
 @op(CumsumBackward0, inplace=True)
-def cumsum(input: Tensor, dim: int | None = None, *, dtype=None, axis: int | None = None) -> Tensor:
+def cumsum(input: Tensor, dim: int | None = None, *, dtype: dtype | None = None,
+           axis: int | None = None) -> Tensor:
     """The running sum along ``dim``: element ``k`` is the sum of elements ``0..k``.
 
     Parameters
     ----------
     input : Tensor
     dim : int
-        The dimension to scan (required; ``axis=`` is accepted as its NumPy spelling).
+        The dimension to scan (required).
     dtype : nbgrad.dtype, optional
         The dtype to compute in; by default the input's, and int64 for integers and bools.
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
 
     Returns
     -------
@@ -115,16 +123,19 @@ class CumprodBackward0(Node):
 
 
 @op(CumprodBackward0, inplace=True)
-def cumprod(input: Tensor, dim: int | None = None, *, dtype=None, axis: int | None = None) -> Tensor:
+def cumprod(input: Tensor, dim: int | None = None, *, dtype: dtype | None = None,
+            axis: int | None = None) -> Tensor:
     """The running product along ``dim``: element ``k`` is the product of elements ``0..k``.
 
     Parameters
     ----------
     input : Tensor
     dim : int
-        The dimension to scan (required; ``axis=`` is its NumPy spelling).
+        The dimension to scan (required).
     dtype : nbgrad.dtype, optional
         The dtype to compute in; by default the input's, and int64 for integers and bools.
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
 
     Returns
     -------
@@ -188,19 +199,24 @@ def _cumulative_extreme(op, node_cls, input, dim, axis, is_max):
 
 
 @op(CummaxBackward0)
-def cummax(input: Tensor, dim: int | None = None, *, axis: int | None = None):
+def cummax(input: Tensor, dim: int | None = None, *,
+           axis: int | None = None) -> tuple[Tensor, Tensor]:
     """The running maximum along ``dim`` and the index where each was found.
 
     Parameters
     ----------
     input : Tensor
     dim : int
-        The dimension to scan (``axis=`` is its NumPy spelling).
+        The dimension to scan (required).
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
 
     Returns
     -------
-    nbgrad.return_types.cummax
-        ``(values, indices)``; a tie gives the later index; a NaN, once met, stays.
+    (Tensor, Tensor)
+        The named tuple ``(values, indices)`` (``nbgrad.return_types.cummax``), indices
+        int64; a tie gives the later index; a NaN, once met, stays. The gradient of each
+        value goes to the element it came from.
     """
     return _cumulative_extreme("cummax", CummaxBackward0, input, dim, axis, True)
 
@@ -210,19 +226,24 @@ class CumminBackward0(CummaxBackward0):
 
 
 @op(CumminBackward0)
-def cummin(input: Tensor, dim: int | None = None, *, axis: int | None = None):
+def cummin(input: Tensor, dim: int | None = None, *,
+           axis: int | None = None) -> tuple[Tensor, Tensor]:
     """The running minimum along ``dim`` and the index where each was found.
 
     Parameters
     ----------
     input : Tensor
     dim : int
-        The dimension to scan (``axis=`` is its NumPy spelling).
+        The dimension to scan (required).
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
 
     Returns
     -------
-    nbgrad.return_types.cummin
-        ``(values, indices)``; a tie gives the later index; a NaN, once met, stays.
+    (Tensor, Tensor)
+        The named tuple ``(values, indices)`` (``nbgrad.return_types.cummin``), indices
+        int64; a tie gives the later index; a NaN, once met, stays. The gradient of each
+        value goes to the element it came from.
     """
     return _cumulative_extreme("cummin", CumminBackward0, input, dim, axis, False)
 
@@ -259,7 +280,9 @@ def logcumsumexp(input: Tensor, dim: int | None = None, *, axis: int | None = No
     input : Tensor
         Floating point (PyTorch has no integer kernel).
     dim : int
-        The dimension to scan (``axis=`` is its NumPy spelling).
+        The dimension to scan (required).
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
 
     Returns
     -------

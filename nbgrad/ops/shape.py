@@ -10,6 +10,7 @@ in-place change through a view must reach the base's gradient (``views.py``, ``i
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +23,11 @@ from .declare import op
 from .methods import tensor_property
 from .operands import same_device, tensor_operand
 from .views import make_view
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..types import Dims, Shape
 
 
 def _shape_arg(shape):
@@ -68,7 +74,7 @@ class ViewBackward0(Node):
 
 
 @op(ViewBackward0, export=False)
-def view(input, *shape):
+def view(input: Tensor, *shape: int | Shape) -> Tensor:
     """The same storage seen with another shape: no copy, and a view of ``input``.
 
     Parameters
@@ -110,7 +116,7 @@ class UnsafeViewBackward0(ViewBackward0):
 
 
 @op(UnsafeViewBackward0)
-def reshape(input, *shape):
+def reshape(input: Tensor, *shape: int | Shape) -> Tensor:
     """Another shape: a view when the strides allow it, else a copy.
 
     Parameters
@@ -135,20 +141,63 @@ def reshape(input, *shape):
 
 
 @op(export=False)
-def view_as(input, other):
-    """``view(other.shape)``."""
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input.view(other.shape)``: a view of ``input`` with ``other``'s shape.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor
+        Only its shape is used.
+
+    Returns
+    -------
+    Tensor
+        A view of ``input`` (``ViewBackward0``); ``view``'s error when the strides do not
+        allow it.
+    """
     return view(input, other.shape)
 
 
 @op(export=False)
-def reshape_as(input, other):
-    """``reshape(other.shape)``."""
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input.reshape(other.shape)``: ``input`` with ``other``'s shape.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor
+        Only its shape is used.
+
+    Returns
+    -------
+    Tensor
+        A view when the strides allow it, else a copy (as ``reshape``).
+    """
     return reshape(input, other.shape)
 
 
 @op()
-def flatten(input, start_dim=0, end_dim=-1):
-    """Dimensions ``start_dim`` to ``end_dim`` merged into one."""
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Dimensions ``start_dim`` to ``end_dim`` (both included) merged into one.
+
+    Parameters
+    ----------
+    input : Tensor
+    start_dim, end_dim : int
+        The first and last dimensions merged; by default all of them.
+
+    Returns
+    -------
+    Tensor
+        A ``reshape`` of ``input`` (a view when the strides allow it); ``input`` itself when
+        ``start_dim`` and ``end_dim`` are the same dimension; 1-d for a 0-d input.
+
+    Raises
+    ------
+    RuntimeError
+        ``start_dim`` comes after ``end_dim``.
+    """
     x = tensor_operand(input, "flatten")
     ndim = x._data.ndim
     if ndim == 0:
@@ -179,8 +228,22 @@ class SqueezeBackward2(SqueezeBackward0):
 
 
 @op(SqueezeBackward0, SqueezeBackward1, SqueezeBackward2)
-def squeeze(input, dim=None):
-    """Dimensions of size 1 removed (all of them, or ``dim``), as a view."""
+def squeeze(input: Tensor, dim: Dims | None = None) -> Tensor:
+    """Dimensions of size 1 removed, as a view.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int, optional
+        The dimensions to remove, those of them that have size 1 (the others stay, without
+        an error); every dimension of size 1 when omitted.
+
+    Returns
+    -------
+    Tensor
+        A view of ``input``; its ``grad_fn`` is ``SqueezeBackward0`` without ``dim``,
+        ``SqueezeBackward1`` with one dim and ``SqueezeBackward2`` with a tuple, as in PyTorch.
+    """
     x = tensor_operand(input, "squeeze")
     shape = x._data.shape
     if dim is None:
@@ -224,8 +287,21 @@ class UnsqueezeBackward0(Node):
 
 
 @op(UnsqueezeBackward0)
-def unsqueeze(input, dim):
-    """A dimension of size 1 inserted at ``dim``, as a view."""
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """A dimension of size 1 inserted at ``dim``, as a view.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+        The new dimension's index in the result: from ``-input.dim() - 1`` to
+        ``input.dim()``.
+
+    Returns
+    -------
+    Tensor
+        A view of ``input``.
+    """
     x = tensor_operand(input, "unsqueeze")
     d = dtypes.dim_index(dim, x._data.ndim + 1)
     data = x._data.reshape(x._data.shape[:d] + (1,) + x._data.shape[d:])
@@ -245,8 +321,25 @@ class TBackward0(Node):
 
 
 @op(TBackward0)
-def t(input):
-    """The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves)."""
+def t(input: Tensor) -> Tensor:
+    """The transpose of a matrix, as a view.
+
+    Parameters
+    ----------
+    input : Tensor
+        At most 2-d.
+
+    Returns
+    -------
+    Tensor
+        A view of ``input``: its two dimensions swapped; a 0-d or 1-d tensor is returned as
+        a view of itself.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` has more than 2 dimensions (use ``transpose``).
+    """
     x = tensor_operand(input, "t")
     if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
@@ -261,8 +354,20 @@ class TransposeBackward0(Node):
 
 
 @op(TransposeBackward0, aliases=("swapaxes", "swapdims"))
-def transpose(input, dim0, dim1):
-    """Dimensions ``dim0`` and ``dim1`` swapped, as a view."""
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Dimensions ``dim0`` and ``dim1`` swapped, as a view (``swapaxes``, ``swapdims``).
+
+    Parameters
+    ----------
+    input : Tensor
+    dim0, dim1 : int
+        The two dimensions (negative ones count from the end).
+
+    Returns
+    -------
+    Tensor
+        A view of ``input``.
+    """
     x = tensor_operand(input, "transpose")
     ndim = x._data.ndim
     d0, d1 = dtypes.dim_index(dim0, ndim), dtypes.dim_index(dim1, ndim)
@@ -278,8 +383,26 @@ class PermuteBackward0(Node):
 
 
 @op(PermuteBackward0)
-def permute(input, *dims):
-    """The dimensions reordered as ``dims``, as a view."""
+def permute(input: Tensor, *dims: int | Sequence[int]) -> Tensor:
+    """The dimensions reordered as ``dims``, as a view.
+
+    Parameters
+    ----------
+    input : Tensor
+    *dims : int, or one sequence of ints
+        Every dimension of ``input`` once, in the order the result has them:
+        ``x.permute(2, 0, 1)`` or ``x.permute((2, 0, 1))``.
+
+    Returns
+    -------
+    Tensor
+        A view of ``input``: its dimension ``i`` is ``input``'s dimension ``dims[i]``.
+
+    Raises
+    ------
+    RuntimeError
+        ``dims`` does not name each dimension exactly once.
+    """
     x = tensor_operand(input, "permute")
     dims = _shape_arg(dims)
     ndim = x._data.ndim
@@ -296,8 +419,19 @@ def permute(input, *dims):
 
 
 @tensor_property("T")
-def numpy_T(input):
-    """The dimensions in reverse order, as a view (``x.T``)."""
+def numpy_T(input: Tensor) -> Tensor:
+    """The dimensions in reverse order, as a view: a matrix's transpose.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        ``input.permute(input.dim() - 1, ..., 0)`` (``PermuteBackward0``). PyTorch also warns
+        that ``x.T`` on a tensor that is not 2-d is deprecated; nbgrad does not.
+    """
     x = tensor_operand(input, "T")
     return permute(x, tuple(range(x._data.ndim - 1, -1, -1)))
 
@@ -310,8 +444,28 @@ class ExpandBackward0(Node):
 
 
 @op(ExpandBackward0)
-def expand(input, *sizes):
-    """Dimensions of size 1 repeated to ``sizes`` without copying (-1 keeps one)."""
+def expand(input: Tensor, *sizes: int | Shape) -> Tensor:
+    """Dimensions of size 1 repeated to ``sizes`` without copying, as a view.
+
+    Parameters
+    ----------
+    input : Tensor
+    *sizes : int, or one sequence of ints
+        The new shape, with at least ``input``'s number of dimensions (new ones are added
+        in front); ``-1`` keeps a dimension's size. A dimension that is not 1 keeps its size.
+
+    Returns
+    -------
+    Tensor
+        A view of ``input`` in which the repeated elements share memory; the gradient is
+        summed back over them (``sum_to_size``).
+
+    Raises
+    ------
+    RuntimeError
+        A size differs from a dimension that is not 1, there are fewer sizes than
+        dimensions, or ``-1`` is given for a new leading dimension.
+    """
     x = tensor_operand(input, "expand")
     sizes = _shape_arg(sizes)
     shape = x._data.shape
@@ -322,7 +476,7 @@ def expand(input, *sizes):
             f"dimensions in the tensor ({len(shape)})"
         )
     lead = len(sizes) - len(shape)
-    target = []
+    each = []
     for i, s in enumerate(sizes):
         own = shape[i - lead] if i >= lead else None
         if s == -1:
@@ -338,8 +492,8 @@ def expand(input, *sizes):
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}"
             )
-        target.append(s)
-    target = tuple(target)
+        each.append(s)
+    target = tuple(each)
     if target == (1,) * lead + shape:
         # Nothing is repeated (at most leading dimensions of size 1 added): a plain, writable
         # view, where NumPy's broadcast_to would be read-only (the Ellipsis: a 0-d view, not
@@ -351,8 +505,19 @@ def expand(input, *sizes):
 
 
 @op(export=False)
-def expand_as(input, other):
-    """``expand(other.shape)``."""
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input.expand(other.shape)``: ``input`` repeated to ``other``'s shape, as a view.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor
+        Only its shape is used.
+
+    Returns
+    -------
+    Tensor
+    """
     return expand(input, other.shape)
 
 
@@ -405,9 +570,32 @@ def _skipped(array):
 
 
 @op(CatBackward0, aliases=("concat", "concatenate"), method=False)
-def cat(tensors, dim=0):
-    """The tensors joined along an existing dimension ``dim``; a 1-d empty tensor among
-    them is skipped, as in PyTorch."""
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """The tensors joined along an existing dimension ``dim`` (``concat``, ``concatenate``).
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensor
+        Not empty, on one device, with the same shape except along ``dim``. A 1-d tensor of
+        size 0 among them is skipped, whatever the others' shapes (PyTorch's legacy rule).
+    dim : int
+        The dimension joined along.
+
+    Returns
+    -------
+    Tensor
+        A new tensor, of the dtype the tensors promote to; each one's gradient is its slice
+        of the result's, cast back to its dtype.
+
+    Raises
+    ------
+    TypeError
+        ``tensors`` is not a list or tuple of tensors.
+    ValueError
+        ``tensors`` is empty.
+    RuntimeError
+        A tensor is 0-d, or the shapes do not match.
+    """
     arrays = _tensor_sequence("cat", tensors)
     for i, a in enumerate(arrays):
         if not a.ndim:
@@ -454,8 +642,30 @@ class StackBackward0(Node):
 
 
 @op(StackBackward0, method=False)
-def stack(tensors, dim=0):
-    """The tensors joined along a new dimension ``dim``."""
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """The tensors joined along a new dimension ``dim``.
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensor
+        Not empty, on one device, all of the same shape.
+    dim : int
+        The new dimension's index in the result: from ``-n - 1`` to ``n``, for tensors of
+        ``n`` dimensions.
+
+    Returns
+    -------
+    Tensor
+        A new tensor, of the dtype the tensors promote to; ``result.select(dim, i)`` is
+        ``tensors[i]``.
+
+    Raises
+    ------
+    TypeError
+        ``tensors`` is not a list or tuple of tensors.
+    RuntimeError
+        ``tensors`` is empty, or the shapes differ.
+    """
     arrays = _tensor_sequence("stack", tensors)
     for i, a in enumerate(arrays):
         if a.shape != arrays[0].shape:
@@ -479,8 +689,20 @@ class CloneBackward0(Node):
 
 
 @op(CloneBackward0)
-def clone(input, *, memory_format=None):
-    """A copy with its own storage, in the graph (its gradient passes straight through)."""
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy with its own storage, in the graph (its gradient passes straight through).
+
+    Parameters
+    ----------
+    input : Tensor
+    memory_format : optional
+        Accepted for PyTorch's signature and ignored: the copy is always C-contiguous.
+
+    Returns
+    -------
+    Tensor
+        Not a view: an in-place change of either leaves the other as it is.
+    """
     x = tensor_operand(input, "clone")
     out = Tensor._make(x._data.copy())
     if should_record(x):
@@ -489,7 +711,19 @@ def clone(input, *, memory_format=None):
 
 
 @op(export=False)
-def contiguous(input, memory_format=None):
-    """The tensor itself when contiguous, else a contiguous copy."""
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    """The tensor itself when its memory is contiguous (C order), else a contiguous copy.
+
+    Parameters
+    ----------
+    input : Tensor
+    memory_format : optional
+        Accepted for PyTorch's signature and ignored (C order).
+
+    Returns
+    -------
+    Tensor
+        ``input`` itself, or ``clone(input)``.
+    """
     x = tensor_operand(input, "contiguous")
     return x if x._data.flags.c_contiguous else clone(x)

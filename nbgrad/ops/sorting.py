@@ -337,7 +337,8 @@ def _bucket_indices(op, boundaries, values, right, out_int32):
 
 @op(method=False)
 def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *, out_int32: bool = False,
-                 right: bool = False, side: str | None = None, sorter=None) -> Tensor:
+                 right: bool = False, side: str | None = None,
+                 sorter: Tensor | None = None) -> Tensor:
     """For each value of ``input``, where it would go in ``sorted_sequence`` (sorted along
     its last dimension) to keep it sorted: the first such place, or the last with
     ``right=True`` (``side="right"``).
@@ -347,8 +348,14 @@ def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *, out_int32: b
     sorted_sequence : Tensor
         1-d, or with ``input``'s leading dimensions (a sequence per row).
     input : Tensor or number
-    out_int32, right, side : as in PyTorch
-    sorter : not supported (None)
+    out_int32 : bool
+        int32 indices instead of int64.
+    right : bool
+        The last place that keeps the order, instead of the first.
+    side : {'left', 'right'}, optional
+        The other spelling of ``right``; when given, it is the one used.
+    sorter : Tensor, optional
+        Not implemented: giving it raises ``NotImplementedError``.
 
     Returns
     -------

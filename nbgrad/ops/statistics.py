@@ -8,6 +8,8 @@ element whose index is returned.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes
@@ -31,6 +33,9 @@ from .reductions import (
     var_backward,
     variance,
 )
+
+if TYPE_CHECKING:
+    from ..types import Dims
 
 
 def _lower_median_positions(data, axis, skip_nan):
@@ -100,22 +105,25 @@ def _median(op, whole_node, dim_node, input, dim, keepdim, skip_nan):
 
 @op(MedianBackward0, MedianBackward1)
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
-           axis: int | None = None, keepdims: bool | None = None):
+           axis: int | None = None,
+           keepdims: bool | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """The lower median of all elements, or ``(values, indices)`` of it along ``dim``.
 
     Parameters
     ----------
     input : Tensor
     dim : int, optional
-        Without it, the median of all elements is returned as a 0-d tensor (NaN for none);
-        ``axis=`` is its NumPy spelling.
+        Without it, the median of all elements is returned as a 0-d tensor (NaN for none).
     keepdim : bool
-        ``keepdims=`` is its NumPy spelling.
+        With ``dim``: keep it with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
     Returns
     -------
-    Tensor or nbgrad.return_types.median
-        Of an even count, the lower of the two middle values (PyTorch's median, not
+    Tensor or (Tensor, Tensor)
+        A 0-d tensor without ``dim``; with it, the named tuple ``(values, indices)``
+        (``nbgrad.return_types.median``), indices int64. Of an even count, the lower of the two middle values (PyTorch's median, not
         NumPy's mean of the two). A NaN makes the median NaN, at the NaN's index.
     """
     if axis is not None or keepdims is not None:
@@ -133,20 +141,25 @@ class NanmedianBackward1(MaxBackward0):
 
 @op(NanmedianBackward0, NanmedianBackward1)
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
-              axis: int | None = None, keepdims: bool | None = None):
+              axis: int | None = None,
+              keepdims: bool | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """``median`` of the elements that are not NaN (NaN where all are).
 
     Parameters
     ----------
     input : Tensor
     dim : int, optional
-        ``axis=`` is its NumPy spelling.
+        Without it, the median of all elements is returned as a 0-d tensor.
     keepdim : bool
-        ``keepdims=`` is its NumPy spelling.
+        With ``dim``: keep it with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
 
     Returns
     -------
-    Tensor or nbgrad.return_types.nanmedian
+    Tensor or (Tensor, Tensor)
+        As ``median``'s: with ``dim``, the named tuple ``(values, indices)``
+        (``nbgrad.return_types.nanmedian``).
     """
     if axis is not None or keepdims is not None:
         dim, keepdim = numpy_spelling("nanmedian", dim, axis, keepdim, keepdims)
@@ -192,18 +205,21 @@ class VarMeanBackward0(Node):
 
 
 @op(VarMeanBackward0, method=False)
-def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
-             correction: float | None = None) -> tuple:
+def var_mean(input: Tensor, dim: Dims | None = None, unbiased: bool | None = None,
+             keepdim: bool = False, *,
+             correction: float | None = None) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` of all elements, or along ``dim``, in one call.
 
     Parameters
     ----------
     input : Tensor
         Floating point.
-    dim : int or tuple of ints, optional
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted.
     unbiased : bool, optional
         The old spelling of ``correction`` (True: 1, False: 0).
     keepdim : bool
+        Keep the reduced dimensions with size 1.
     correction : float, optional
         What the count is reduced by (Bessel's correction, 1, by default).
 
@@ -220,19 +236,23 @@ class StdMeanBackward0(VarMeanBackward0):
 
 
 @op(StdMeanBackward0, method=False)
-def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
-             correction: float | None = None) -> tuple:
+def std_mean(input: Tensor, dim: Dims | None = None, unbiased: bool | None = None,
+             keepdim: bool = False, *,
+             correction: float | None = None) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` of all elements, or along ``dim``, in one call.
 
     Parameters
     ----------
     input : Tensor
         Floating point.
-    dim : int or tuple of ints, optional
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted.
     unbiased : bool, optional
-        The old spelling of ``correction``.
+        The old spelling of ``correction`` (True: 1, False: 0).
     keepdim : bool
+        Keep the reduced dimensions with size 1.
     correction : float, optional
+        What the count is reduced by (Bessel's correction, 1, by default).
 
     Returns
     -------
@@ -265,19 +285,23 @@ class AminmaxBackward0(Node):
 
 
 @op(AminmaxBackward0)
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
+def aminmax(input: Tensor, *, dim: int | None = None,
+            keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """``(min, max)`` of all elements, or along ``dim``.
 
     Parameters
     ----------
     input : Tensor
-    dim : int, optional (keyword only)
+    dim : int, optional
+        The one dimension reduced (keyword only); all of them when omitted.
     keepdim : bool
+        Keep it with size 1.
 
     Returns
     -------
-    nbgrad.return_types.aminmax
-        ``(min, max)``; ties share the gradient evenly.
+    (Tensor, Tensor)
+        The named tuple ``(min, max)`` (``nbgrad.return_types.aminmax``); ties share the
+        gradient evenly.
     """
     x = tensor_operand(input, "aminmax")
     data = x._data
@@ -298,14 +322,17 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
 
 
 @op()
-def count_nonzero(input: Tensor, dim=None, *, axis=None) -> Tensor:
+def count_nonzero(input: Tensor, dim: Dims | None = None, *,
+                  axis: Dims | None = None) -> Tensor:
     """How many elements are nonzero, over all elements or along ``dim``.
 
     Parameters
     ----------
     input : Tensor
-    dim : int or tuple of ints, optional
-        ``axis=`` is its NumPy spelling.
+    dim : int or tuple of int, optional
+        The dimensions counted over; all of them when omitted.
+    axis : int or tuple of int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
 
     Returns
     -------
