@@ -207,9 +207,10 @@ def test_an_out_with_elements_is_resized_with_a_warning(name):
     outs = tuple(ng.empty(7, dtype=r.dtype) for r in (expected if isinstance(expected, tuple)
                                                        else (expected,)))
     with pytest.warns(UserWarning, match="An output with one or more elements was resized since "
-                                         r"it had shape \[7\], which does not match"):
+                                         r"it had shape \[7\], which does not match") as record:
         result = f(*_inputs(args, ng, np.random.default_rng(1)), **kwargs,
                    out=outs if isinstance(expected, tuple) else outs[0])
+    assert record[0].filename == __file__  # the warning points at the caller's line
     for got in (result if isinstance(result, tuple) else (result,)):
         assert tuple(got.shape) == tuple(expected[0].shape if isinstance(expected, tuple)
                                          else expected.shape)

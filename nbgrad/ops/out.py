@@ -302,6 +302,7 @@ def _fit(out, result, warn):
                            "would, within its base's storage).\nnbgrad hint: pass an out of "
                            "the result's shape, or one that is not a view.")
     if warn and out._data.size:
+        # stacklevel: the caller's line (past _fit, _into, into and the wrapper)
         warnings.warn(RESIZED.format(list(out._data.shape), list(shape)), UserWarning,
-                      stacklevel=4)
+                      stacklevel=5)
     out._data = result._data.astype(out._data.dtype, copy=True)
