@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import nbgrad as ng
-from nbgrad.ops.out import ANY, CAST, CREATION, EXACT, INTO, OUT
+from nbgrad.ops.out import ANY, CAST, CREATION, EXACT, INTO, OUT, RANGE
 
 torch = pytest.importorskip("torch", reason="the parity tests of out= compare with PyTorch")
 
@@ -199,7 +199,7 @@ def test_out_gives_the_result_and_torchs(name, case):
             np.testing.assert_allclose(got, torchs, rtol=1e-5, atol=1e-6, equal_nan=True)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, rule in OUT.items() if rule != CREATION))
+@pytest.mark.parametrize("name", sorted(n for n, rule in OUT.items() if rule not in (CREATION, RANGE)))
 def test_an_out_with_elements_is_resized_with_a_warning(name):
     args, kwargs = CASES[name][0]
     f = _function(ng, name)
@@ -232,7 +232,7 @@ def _accepts(library, name, args, kwargs, dtype, result):
 
 
 @pytest.mark.filterwarnings("ignore:torch.ger is deprecated")
-@pytest.mark.parametrize("name", sorted(n for n, rule in OUT.items() if rule != CREATION))
+@pytest.mark.parametrize("name", sorted(n for n, rule in OUT.items() if rule not in (CREATION, RANGE)))
 @pytest.mark.parametrize("dtype", ["float64", "int64", "bool"])
 def test_outs_dtype_is_accepted_where_torchs_is(name, dtype):
     """The rule of each function in the table: an out of another dtype than the result's
@@ -255,6 +255,22 @@ def test_a_creation_function_resizes_silently_and_makes_outs_dtype():
     t = torch.zeros(2, 3, out=torch.empty(5, dtype=torch.long))
     assert t.dtype == torch.long and tuple(t.shape) == (2, 3)
     assert ng.arange(0, 2, 0.5, out=ng.empty(0, dtype=ng.float64)).dtype == ng.float64
+
+
+@pytest.mark.parametrize("library", [torch, ng], ids=["torch", "nbgrad"])
+def test_arange_keeps_an_outs_shape_of_as_many_elements_and_warns_otherwise(library):
+    assert OUT["arange"] == RANGE
+    assert tuple(library.arange(5, out=library.empty(5, 1)).shape) == (5, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tuple(library.arange(5, out=library.empty(0)).shape) == (5,)
+    with pytest.warns(UserWarning, match=r"The number of elements in the out tensor of shape "
+                                         r"\[3\] is 3 which does not match the computed number "
+                                         r"of elements 5\. Note that this may occur as a result "
+                                         r"of rounding error\. The out tensor will be resized "
+                                         r"to a tensor of shape \(5,\)\."):
+        out = library.arange(5, out=library.empty(3))
+    assert out.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
 
 
 def test_a_creation_dtype_that_is_not_outs_is_refused():

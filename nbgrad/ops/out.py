@@ -13,7 +13,8 @@ What PyTorch does, and so nbgrad:
 * with grad mode on, no argument (``out`` included) may require grad: ``out=`` records no
   graph;
 * an ``out`` of another shape is resized, with a warning when it had elements (a creation
-  function such as ``zeros`` resizes silently);
+  function such as ``zeros`` resizes silently, and ``arange`` keeps the shape of an ``out``
+  with as many elements);
 * ``out``'s dtype: one the result casts to, the result's exactly, or any (``OUT`` says
   which, as PyTorch's kernels do); a creation function, and ``sum``, make their values in
   it;
@@ -48,7 +49,8 @@ JOIN = "join"          # as CAST, refused with cat's TypeError (cat, stack and t
 EXACT = "exact"        # the result's dtype itself
 ANY = "any"            # any: the result is cast to it (comparisons, logical_not, bernoulli)
 INTO = "into"          # any: the function computes in it (its dtype=; sum, cumsum...)
-CREATION = "creation"  # any: the values are made in it, on its device (zeros, arange, randn...)
+CREATION = "creation"  # any: the values are made in it, on its device (zeros, randn...)
+RANGE = "range"        # as CREATION; an out with as many elements keeps its shape (arange)
 TUPLE = "tuple"        # (values, indices), each of exactly its result's dtype
 EITHER = "either"      # a tensor (CAST), or a tuple where the result is one (max(x, dim))
 
@@ -74,7 +76,8 @@ OUT = {
         "not_equal").split(), ANY),
     **dict.fromkeys("cumprod cumsum prod sum".split(), INTO),
     **dict.fromkeys(
-        "arange empty eye full linspace ones rand randint randn randperm zeros".split(), CREATION),
+        "empty eye full linspace ones rand randint randn randperm zeros".split(), CREATION),
+    "arange": RANGE,
     **dict.fromkeys("aminmax cummax cummin kthvalue sort topk".split(), TUPLE),
     **dict.fromkeys("max median min nanmedian".split(), EITHER),
     **dict.fromkeys(("linalg.matrix_norm", "linalg.norm", "linalg.vector_norm"), EXACT),
@@ -90,6 +93,8 @@ DOCS = {
            "the function computes in unless ``dtype`` says another"),
     CREATION: ("Tensor, optional", "The tensor to make the values in: in its dtype, on its "
                "device"),
+    RANGE: ("Tensor, optional", "The tensor to make the values in: in its dtype, on its "
+            "device, in its shape if it has as many elements"),
     TUPLE: ("tuple of Tensor, optional", "Tensors to write the results into, each of its "
             "result's dtype"),
     EITHER: ("Tensor or tuple of Tensor, optional", "The tensor to write the result into, of "
@@ -104,6 +109,10 @@ RESIZED = ("An output with one or more elements was resized since it had shape {
            "future PyTorch release outputs will not be resized unless they have zero "
            "elements. You can explicitly reuse an out tensor t by resizing it, inplace, to "
            "zero elements with t.resize_(0).")
+RANGE_RESIZED = ("The number of elements in the out tensor of shape {} is {} which does not "
+                 "match the computed number of elements {}. Note that this may occur as a "
+                 "result of rounding error. The out tensor will be resized to a tensor of "
+                 "shape ({},).")
 NO_AUTOGRAD = ("{}(): functions with out=... arguments don't support automatic "
                "differentiation, but one of the arguments requires grad.")
 
@@ -203,8 +212,9 @@ def _into(out, name, rule, function, args, kwargs):
     outs = _checked_outs(out, name, rule)
     tensors = list(_tensors((*args, *kwargs.values())))
     if grad_mode.enabled and any(t._requires_grad for t in (*outs, *tensors)):
-        raise RuntimeError(NO_AUTOGRAD.format(name if rule != CREATION else f"aten::{name}"))
-    if rule == CREATION:
+        raise RuntimeError(NO_AUTOGRAD.format(
+            name if rule not in (CREATION, RANGE) else f"aten::{name}"))
+    if rule in (CREATION, RANGE):
         kwargs = _made_in(outs[0], name, kwargs)
     elif rule == INTO:
         rule, kwargs = _computed_in(outs[0], kwargs)
@@ -218,9 +228,9 @@ def _into(out, name, rule, function, args, kwargs):
     for target, value in zip(outs, results):
         _check_dtype(target, value, EXACT if isinstance(result, tuple) else rule)
         _check_device(target, value)
-        _fit(target, value, warn=rule != CREATION)
+        values = _fit(target, value._data, rule)
         check_overlap(target, tensors)
-        _write(target, value._data.astype(target._data.dtype, copy=False))
+        _write(target, values.astype(target._data.dtype, copy=False))
     if isinstance(result, tuple):
         return type(result)(*outs) if hasattr(result, "_fields") else tuple(outs)
     return out
@@ -271,7 +281,7 @@ def _computed_in(out, kwargs):
 
 def _check_dtype(out, result, rule):
     have, want = result._data.dtype, out._data.dtype
-    if have == want or rule in (ANY, CREATION):
+    if have == want or rule in (ANY, CREATION, RANGE):
         return
     if rule == EXACT:
         raise RuntimeError(f"Expected out tensor to have dtype {dtypes.c_type_name(have)}, but "
@@ -291,18 +301,24 @@ def _check_device(out, result):
                            f"two devices, {result.device} and {out.device}!")
 
 
-def _fit(out, result, warn):
-    """Resize ``out`` to ``result``'s shape if it differs (warning if it had elements)."""
-    shape = result._data.shape
-    if out._data.shape == shape:
-        return
+def _fit(out, values, rule):
+    """``values`` to write into ``out``, which is resized to their shape if it differs (with
+    PyTorch's warning if it had elements, except from a creation function)."""
+    shape, had = values.shape, out._data.shape
+    if had == shape:
+        return values
+    if rule == RANGE and out._data.size == values.size:
+        return values.reshape(had)
     if out._base is not None:
-        raise RuntimeError(f"out= is a view of shape {list(out._data.shape)} and the result has "
-                           f"shape {list(shape)}: nbgrad does not resize a view (PyTorch "
-                           "would, within its base's storage).\nnbgrad hint: pass an out of "
-                           "the result's shape, or one that is not a view.")
-    if warn and out._data.size:
-        # stacklevel: the caller's line (past _fit, _into, into and the wrapper)
-        warnings.warn(RESIZED.format(list(out._data.shape), list(shape)), UserWarning,
-                      stacklevel=5)
-    out._data = result._data.astype(out._data.dtype, copy=True)
+        raise RuntimeError(f"out= is a view of shape {list(had)} and the result has shape "
+                           f"{list(shape)}: nbgrad does not resize a view (PyTorch would, "
+                           "within its base's storage).\nnbgrad hint: pass an out of the "
+                           "result's shape, or one that is not a view.")
+    # stacklevel: the caller's line (past _fit, _into, into and the wrapper)
+    if rule == RANGE and out._data.size:
+        warnings.warn(RANGE_RESIZED.format(list(had), out._data.size, values.size, values.size),
+                      UserWarning, stacklevel=5)
+    elif rule != CREATION and out._data.size:
+        warnings.warn(RESIZED.format(list(had), list(shape)), UserWarning, stacklevel=5)
+    out._data = values.astype(out._data.dtype, copy=True)
+    return values
