@@ -5,6 +5,7 @@ export) scoring full, blank and partly wrong submissions."""
 import csv
 import importlib.util
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -141,25 +142,41 @@ def _nbgrader_command(folder, *args):
     return result.stdout + result.stderr
 
 
+def readme_walkthrough():
+    """The instructor's walkthrough as README.md gives it: its nbgrader_config.py, and its
+    nbgrader commands in order (without their comments)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### The instructor's walkthrough (nbgrader)", 1)[1]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    config = block.split("<<'CONFIG'\n", 1)[1].split("CONFIG\n", 1)[0]
+    commands = [line.split("#", 1)[0].split() for line in block.splitlines()
+                if line.startswith("nbgrader ")]
+    source = next(line.split()[1] for line in block.splitlines() if line.startswith("cp "))
+    return config, commands, source
+
+
 def test_a_course_grades_full_blank_and_partly_wrong_submissions(tmp_path):
-    """The instructor's walkthrough in a temporary course: generate the assignment from
-    solutions/ and release it; a student fetches it, solves it and submits it, and the
-    instructor collects it (nbgrader's exchange knows students by their login, so this one
-    is whoever runs the test); two more submissions arrive in submitted/ as from a learning
-    platform, one blank and one with a task undone; autograde all, export the grades."""
+    """The README's instructor walkthrough, run in a temporary course: generate the
+    assignment from solutions/ and release it; a student fetches it, solves it and submits
+    it, and the instructor collects it (nbgrader's exchange knows students by their login,
+    so this one is whoever runs the test); two more submissions arrive in submitted/ as from
+    a learning platform, one blank and one with a task undone; autograde all, export the
+    grades."""
+    config, commands, source = readme_walkthrough()
     name, wrong_task = PARTLY_WRONG
     solution = ROOT / "solutions" / f"{name}.ipynb"
+    assert ROOT / source == solution, "the README's walkthrough grades another chapter"
+    assert [c[1] for c in commands] == ["generate_assignment", "release_assignment",
+                                        "fetch_assignment", "submit", "collect", "autograde",
+                                        "export"], commands
     course, exchange = tmp_path / "course", tmp_path / "exchange"
     (course / "source" / "build06").mkdir(parents=True)
     exchange.mkdir()
     exchange.chmod(0o777)
     shutil.copyfile(solution, course / "source" / "build06" / solution.name)
-    (course / "nbgrader_config.py").write_text(
-        'c = get_config()\nc.CourseDirectory.course_id = "buildtrack"\n'
-        f'c.Exchange.root = {str(exchange)!r}\nc.ExecutePreprocessor.timeout = 300\n')
-    _nbgrader_command(course, "generate_assignment", "build06", "--force")
-    _nbgrader_command(course, "release_assignment", "build06")
-    released = nbformat.read(course / "release" / "build06" / solution.name, as_version=4)
+    config, replaced = re.subn(r'(c\.Exchange\.root = )"[^"]*"', rf"\g<1>{str(exchange)!r}", config)
+    assert replaced == 1, config
+    (course / "nbgrader_config.py").write_text(config)
 
     answers = [c for c in nbformat.read(solution, as_version=4).cells if _nbgrader(c).get("solution")]
     wrong_id = _nbgrader(answers[wrong_task])["grade_id"]
@@ -175,22 +192,25 @@ def test_a_course_grades_full_blank_and_partly_wrong_submissions(tmp_path):
                 cell.source = sources[_nbgrader(cell)["grade_id"]]
         return notebook
 
-    exchange_option = f"--Exchange.root={exchange}"
     home = tmp_path / "student"
     home.mkdir()
-    _nbgrader_command(home, "fetch_assignment", "build06", "--course", "buildtrack", exchange_option)
     fetched = home / "build06" / solution.name
-    nbformat.write(answered(nbformat.read(fetched, as_version=4), submissions.pop("full")), fetched)
-    _nbgrader_command(home, "submit", "build06", "--course", "buildtrack", exchange_option)
-    _nbgrader_command(course, "collect", "build06")
-    (full,) = [p.name for p in (course / "submitted").iterdir()]
-    for student, sources in submissions.items():
-        target = course / "submitted" / student / "build06"
-        target.mkdir(parents=True)
-        nbformat.write(answered(nbformat.read(course / "release" / "build06" / solution.name,
-                                              as_version=4), sources), target / solution.name)
-    _nbgrader_command(course, "autograde", "build06", "--create")
-    _nbgrader_command(course, "export")
+    for command in commands:
+        step = command[1]
+        if step == "submit":  # the student has solved the fetched notebook
+            nbformat.write(answered(nbformat.read(fetched, as_version=4), submissions.pop("full")), fetched)
+        if step == "autograde":  # two more submissions, as a learning platform leaves them
+            (full,) = [p.name for p in (course / "submitted").iterdir()]
+            for student, sources in submissions.items():
+                target = course / "submitted" / student / "build06"
+                target.mkdir(parents=True)
+                nbformat.write(answered(nbformat.read(course / "release" / "build06" / solution.name,
+                                                      as_version=4), sources), target / solution.name)
+        if "--course" in command:  # a student's command, in their home, with no config file
+            _nbgrader_command(home, *command[1:], f"--Exchange.root={exchange}")
+        else:
+            _nbgrader_command(course, *command[1:])
+    released = nbformat.read(course / "release" / "build06" / solution.name, as_version=4)
 
     with open(course / "grades.csv") as file:
         scores = {row["student_id"]: (float(row["raw_score"]), float(row["max_score"]))

@@ -8,7 +8,9 @@
 * each leaf (``AccumulateGrad``) with its name, ``requires_grad`` and ``.grad``;
 * the tensors you passed, green when they ``retain_grad()``.
 
-Names come from ``names={"w": w, ...}``; unnamed tensors are labelled by their shape.
+Names come from ``names={"w": w, ...}``, for leaves, the tensors you pass and the tensors
+in between (each drawn beside the node that made it); unnamed tensors are labelled by their
+shape, written as PyTorch writes one, ``(2, 3)``.
 The result renders as PNG in Jupyter and exposes its DOT text as ``.source``.
 """
 
@@ -71,14 +73,15 @@ class GraphView:
         return f"<autograd graph: {self.summary}>"
 
 
-def _shape(t):
-    return "×".join(map(str, t._data.shape)) or "scalar"
+def _shape(shape):
+    """``(3,)``, ``(2, 3)``; ``scalar`` for a 0-d tensor."""
+    return str(tuple(shape)) if shape else "scalar"
 
 
 def _values(t, limit=4):
     flat = t._data.reshape(-1)
     if flat.size > limit:
-        return f"[{_shape(t)}]"
+        return f"shape {_shape(t._data.shape)}"
     text = ", ".join(f"{v:.4g}" for v in flat.tolist())
     return text if t._data.ndim == 0 else f"[{text}]"
 
@@ -87,7 +90,7 @@ def _label(t, names):
     for name, candidate in names.items():
         if candidate is t:
             return name
-    return _shape(t)
+    return _shape(t._data.shape)
 
 
 def _saved_rows(node, names):
@@ -102,7 +105,7 @@ def _saved_rows(node, names):
             shape = _label(value.tensor, names)
         elif type(value) is SavedOutput:
             now, then = value.vc[0], value.version
-            shape = "output " + ("×".join(map(str, value.data.shape)) or "scalar")
+            shape = "output " + _shape(value.data.shape)
         else:
             continue
         color = "red" if now != then else "black"
@@ -124,7 +127,8 @@ def draw(*tensors: Tensor, names: Mapping[str, Tensor] | None = None,
     *tensors : Tensor
         Where the graph starts (usually the loss).
     names : mapping of str to Tensor, optional
-        Labels for tensors (matched by identity); the others are labelled by their shape.
+        Labels for tensors (matched by identity): a leaf, a tensor passed, or one in
+        between, drawn beside the node that made it. The others are labelled by their shape.
     show_saved : bool
         List each node's saved tensors.
 
@@ -181,6 +185,13 @@ def draw(*tensors: Tensor, names: Mapping[str, Tensor] | None = None,
             if next_fn is not None:
                 lines.append(f"  {node_id(next_fn)} -> {fid};")
                 stack.append(next_fn)
+    passed = {id(t) for t in tensors}
+    for name, t in names.items():
+        fn = t.grad_fn
+        if id(t) not in passed and fn is not None and id(fn) in seen:
+            lines.append(f'  {node_id(t)} [label="{name}", shape=ellipse, style=filled, '
+                         "fillcolor=gray92];")
+            lines.append(f"  {node_id(fn)} -> {node_id(t)} [style=dashed, arrowhead=none];")
     lines.append("}")
     summary = f"{counts['nodes']} backward nodes, {counts['leaves']} leaves"
     return GraphView("\n".join(lines), summary)
