@@ -7,6 +7,7 @@ The public names of ``nbgrad``, each imported from where it is defined or declar
 """
 
 import builtins
+from collections.abc import Sequence
 from nbgrad import autograd as autograd
 from nbgrad import backend as backend
 from nbgrad import backends as backends
@@ -38,19 +39,12 @@ from nbgrad.core.grad_mode import is_grad_enabled as is_grad_enabled
 from nbgrad.core.grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from nbgrad.core.grad_mode import no_grad as no_grad
 from nbgrad.core.grad_mode import set_grad_enabled as set_grad_enabled
-from nbgrad.creation import arange as arange
 from nbgrad.creation import as_tensor as as_tensor
-from nbgrad.creation import empty as empty
 from nbgrad.creation import empty_like as empty_like
-from nbgrad.creation import eye as eye
 from nbgrad.creation import from_numpy as from_numpy
-from nbgrad.creation import full as full
 from nbgrad.creation import full_like as full_like
-from nbgrad.creation import linspace as linspace
-from nbgrad.creation import ones as ones
 from nbgrad.creation import ones_like as ones_like
 from nbgrad.creation import tensor as tensor
-from nbgrad.creation import zeros as zeros
 from nbgrad.creation import zeros_like as zeros_like
 from nbgrad.dtypes import bool as bool
 from nbgrad.dtypes import double as double
@@ -81,92 +75,26 @@ from nbgrad.legacy import IntTensor as IntTensor
 from nbgrad.legacy import LongTensor as LongTensor
 from nbgrad.legacy import ShortTensor as ShortTensor
 from nbgrad.ops.activations import celu as celu
-from nbgrad.ops.activations import hardshrink as hardshrink
-from nbgrad.ops.activations import log_softmax as log_softmax
 from nbgrad.ops.activations import prelu as prelu
 from nbgrad.ops.activations import relu as relu
 from nbgrad.ops.activations import selu as selu
-from nbgrad.ops.activations import sigmoid as sigmoid
-from nbgrad.ops.activations import softmax as softmax
-from nbgrad.ops.activations import tanh as tanh
-from nbgrad.ops.activations import threshold as threshold
 from nbgrad.ops.adaptive import adaptive_avg_pool1d as adaptive_avg_pool1d
 from nbgrad.ops.adaptive import adaptive_max_pool1d as adaptive_max_pool1d
-from nbgrad.ops.arithmetic import add as add
-from nbgrad.ops.arithmetic import div as div
-from nbgrad.ops.arithmetic import div as divide
-from nbgrad.ops.arithmetic import div as true_divide
-from nbgrad.ops.arithmetic import floor_divide as floor_divide
-from nbgrad.ops.arithmetic import fmod as fmod
-from nbgrad.ops.arithmetic import mul as mul
-from nbgrad.ops.arithmetic import mul as multiply
-from nbgrad.ops.arithmetic import neg as neg
-from nbgrad.ops.arithmetic import neg as negative
 from nbgrad.ops.arithmetic import positive as positive
-from nbgrad.ops.arithmetic import pow as pow
-from nbgrad.ops.arithmetic import reciprocal as reciprocal
-from nbgrad.ops.arithmetic import remainder as remainder
 from nbgrad.ops.arithmetic import rsub as rsub
-from nbgrad.ops.arithmetic import square as square
-from nbgrad.ops.arithmetic import sub as sub
-from nbgrad.ops.arithmetic import sub as subtract
 from nbgrad.ops.conv import conv1d as conv1d
 from nbgrad.ops.conv import conv2d as conv2d
-from nbgrad.ops.gather_scatter import gather as gather
-from nbgrad.ops.gather_scatter import index_add as index_add
-from nbgrad.ops.gather_scatter import index_copy as index_copy
 from nbgrad.ops.gather_scatter import index_fill as index_fill
-from nbgrad.ops.gather_scatter import index_select as index_select
 from nbgrad.ops.gather_scatter import masked_scatter as masked_scatter
-from nbgrad.ops.gather_scatter import masked_select as masked_select
-from nbgrad.ops.gather_scatter import scatter as scatter
-from nbgrad.ops.gather_scatter import scatter_add as scatter_add
-from nbgrad.ops.gather_scatter import scatter_reduce as scatter_reduce
-from nbgrad.ops.gather_scatter import take as take
 from nbgrad.ops.indexing import select as select
 from nbgrad.ops.indexing import unbind as unbind
-from nbgrad.ops.linalg import bmm as bmm
-from nbgrad.ops.linalg import dot as dot
-from nbgrad.ops.linalg import matmul as matmul
-from nbgrad.ops.linalg import mm as mm
-from nbgrad.ops.linalg import mv as mv
-from nbgrad.ops.nondifferentiable import all as all
 from nbgrad.ops.nondifferentiable import allclose as allclose
-from nbgrad.ops.nondifferentiable import any as any
-from nbgrad.ops.nondifferentiable import argmax as argmax
-from nbgrad.ops.nondifferentiable import argmin as argmin
 from nbgrad.ops.nondifferentiable import argwhere as argwhere
-from nbgrad.ops.nondifferentiable import ceil as ceil
-from nbgrad.ops.nondifferentiable import eq as eq
 from nbgrad.ops.nondifferentiable import equal as equal
-from nbgrad.ops.nondifferentiable import floor as floor
-from nbgrad.ops.nondifferentiable import ge as ge
-from nbgrad.ops.nondifferentiable import ge as greater_equal
-from nbgrad.ops.nondifferentiable import gt as greater
-from nbgrad.ops.nondifferentiable import gt as gt
 from nbgrad.ops.nondifferentiable import isclose as isclose
 from nbgrad.ops.nondifferentiable import isfinite as isfinite
-from nbgrad.ops.nondifferentiable import isin as isin
 from nbgrad.ops.nondifferentiable import isinf as isinf
 from nbgrad.ops.nondifferentiable import isnan as isnan
-from nbgrad.ops.nondifferentiable import le as le
-from nbgrad.ops.nondifferentiable import le as less_equal
-from nbgrad.ops.nondifferentiable import logical_not as logical_not
-from nbgrad.ops.nondifferentiable import lt as less
-from nbgrad.ops.nondifferentiable import lt as lt
-from nbgrad.ops.nondifferentiable import ne as ne
-from nbgrad.ops.nondifferentiable import ne as not_equal
-from nbgrad.ops.nondifferentiable import nonzero as nonzero
-from nbgrad.ops.nondifferentiable import round as round
-from nbgrad.ops.nondifferentiable import sgn as sgn
-from nbgrad.ops.nondifferentiable import sign as sign
-from nbgrad.ops.nondifferentiable import trunc as trunc
-from nbgrad.ops.pairwise import atan2 as arctan2
-from nbgrad.ops.pairwise import atan2 as atan2
-from nbgrad.ops.pairwise import hypot as hypot
-from nbgrad.ops.pairwise import lerp as lerp
-from nbgrad.ops.pairwise import logaddexp as logaddexp
-from nbgrad.ops.pairwise import xlogy as xlogy
 from nbgrad.ops.pieces import chunk as chunk
 from nbgrad.ops.pieces import dsplit as dsplit
 from nbgrad.ops.pieces import hsplit as hsplit
@@ -174,56 +102,20 @@ from nbgrad.ops.pieces import narrow as narrow
 from nbgrad.ops.pieces import split as split
 from nbgrad.ops.pieces import tensor_split as tensor_split
 from nbgrad.ops.pieces import vsplit as vsplit
-from nbgrad.ops.pointwise import abs as abs
-from nbgrad.ops.pointwise import acos as acos
-from nbgrad.ops.pointwise import acos as arccos
-from nbgrad.ops.pointwise import acosh as acosh
-from nbgrad.ops.pointwise import acosh as arccosh
-from nbgrad.ops.pointwise import asin as arcsin
-from nbgrad.ops.pointwise import asin as asin
-from nbgrad.ops.pointwise import asinh as arcsinh
-from nbgrad.ops.pointwise import asinh as asinh
-from nbgrad.ops.pointwise import atan as arctan
-from nbgrad.ops.pointwise import atan as atan
-from nbgrad.ops.pointwise import atanh as arctanh
-from nbgrad.ops.pointwise import atanh as atanh
-from nbgrad.ops.pointwise import cos as cos
-from nbgrad.ops.pointwise import cosh as cosh
-from nbgrad.ops.pointwise import exp as exp
-from nbgrad.ops.pointwise import exp2 as exp2
-from nbgrad.ops.pointwise import expm1 as expm1
-from nbgrad.ops.pointwise import frac as frac
-from nbgrad.ops.pointwise import log as log
-from nbgrad.ops.pointwise import log10 as log10
-from nbgrad.ops.pointwise import log1p as log1p
-from nbgrad.ops.pointwise import log2 as log2
-from nbgrad.ops.pointwise import nan_to_num as nan_to_num
-from nbgrad.ops.pointwise import rsqrt as rsqrt
-from nbgrad.ops.pointwise import sin as sin
-from nbgrad.ops.pointwise import sinh as sinh
-from nbgrad.ops.pointwise import sqrt as sqrt
-from nbgrad.ops.pointwise import tan as tan
 from nbgrad.ops.pooling import avg_pool1d as avg_pool1d
 from nbgrad.ops.pooling import max_pool1d as max_pool1d
 from nbgrad.ops.pooling import max_pool2d as max_pool2d
 from nbgrad.ops.products import einsum as einsum
-from nbgrad.ops.products import kron as kron
-from nbgrad.ops.products import outer as ger
-from nbgrad.ops.products import outer as outer
 from nbgrad.ops.rearrange import atleast_1d as atleast_1d
 from nbgrad.ops.rearrange import atleast_2d as atleast_2d
 from nbgrad.ops.rearrange import atleast_3d as atleast_3d
 from nbgrad.ops.rearrange import broadcast_tensors as broadcast_tensors
 from nbgrad.ops.rearrange import broadcast_to as broadcast_to
-from nbgrad.ops.rearrange import column_stack as column_stack
-from nbgrad.ops.rearrange import diag as diag
 from nbgrad.ops.rearrange import diag_embed as diag_embed
 from nbgrad.ops.rearrange import diagonal as diagonal
-from nbgrad.ops.rearrange import dstack as dstack
 from nbgrad.ops.rearrange import flip as flip
 from nbgrad.ops.rearrange import fliplr as fliplr
 from nbgrad.ops.rearrange import flipud as flipud
-from nbgrad.ops.rearrange import hstack as hstack
 from nbgrad.ops.rearrange import meshgrid as meshgrid
 from nbgrad.ops.rearrange import movedim as moveaxis
 from nbgrad.ops.rearrange import movedim as movedim
@@ -231,74 +123,27 @@ from nbgrad.ops.rearrange import ravel as ravel
 from nbgrad.ops.rearrange import repeat as repeat
 from nbgrad.ops.rearrange import roll as roll
 from nbgrad.ops.rearrange import rot90 as rot90
-from nbgrad.ops.rearrange import take_along_dim as take_along_dim
 from nbgrad.ops.rearrange import tile as tile
-from nbgrad.ops.rearrange import tril as tril
 from nbgrad.ops.rearrange import tril_indices as tril_indices
-from nbgrad.ops.rearrange import triu as triu
 from nbgrad.ops.rearrange import triu_indices as triu_indices
 from nbgrad.ops.rearrange import unflatten as unflatten
-from nbgrad.ops.rearrange import vstack as row_stack
-from nbgrad.ops.rearrange import vstack as vstack
-from nbgrad.ops.reductions import amax as amax
-from nbgrad.ops.reductions import amin as amin
 from nbgrad.ops.reductions import cdist as cdist
 from nbgrad.ops.reductions import dist as dist
-from nbgrad.ops.reductions import logsumexp as logsumexp
-from nbgrad.ops.reductions import max as max
-from nbgrad.ops.reductions import mean as mean
-from nbgrad.ops.reductions import min as min
-from nbgrad.ops.reductions import nanmean as nanmean
-from nbgrad.ops.reductions import nansum as nansum
-from nbgrad.ops.reductions import norm as norm
-from nbgrad.ops.reductions import prod as prod
 from nbgrad.ops.reductions import return_types as return_types
-from nbgrad.ops.reductions import std as std
-from nbgrad.ops.reductions import sum as sum
-from nbgrad.ops.reductions import var as var
-from nbgrad.ops.scans import cummax as cummax
-from nbgrad.ops.scans import cummin as cummin
-from nbgrad.ops.scans import cumprod as cumprod
-from nbgrad.ops.scans import cumsum as cumsum
-from nbgrad.ops.scans import logcumsumexp as logcumsumexp
-from nbgrad.ops.selection import clamp as clamp
-from nbgrad.ops.selection import clamp as clip
-from nbgrad.ops.selection import clamp_max as clamp_max
-from nbgrad.ops.selection import clamp_min as clamp_min
 from nbgrad.ops.selection import masked_fill as masked_fill
-from nbgrad.ops.selection import maximum as maximum
-from nbgrad.ops.selection import minimum as minimum
-from nbgrad.ops.selection import where as where
-from nbgrad.ops.shape import cat as cat
-from nbgrad.ops.shape import cat as concat
-from nbgrad.ops.shape import cat as concatenate
 from nbgrad.ops.shape import clone as clone
 from nbgrad.ops.shape import expand as expand
 from nbgrad.ops.shape import flatten as flatten
 from nbgrad.ops.shape import permute as permute
 from nbgrad.ops.shape import reshape as reshape
 from nbgrad.ops.shape import squeeze as squeeze
-from nbgrad.ops.shape import stack as stack
 from nbgrad.ops.shape import t as t
 from nbgrad.ops.shape import transpose as swapaxes
 from nbgrad.ops.shape import transpose as swapdims
 from nbgrad.ops.shape import transpose as transpose
 from nbgrad.ops.shape import unsqueeze as unsqueeze
-from nbgrad.ops.sorting import argsort as argsort
-from nbgrad.ops.sorting import bucketize as bucketize
-from nbgrad.ops.sorting import kthvalue as kthvalue
-from nbgrad.ops.sorting import msort as msort
-from nbgrad.ops.sorting import searchsorted as searchsorted
-from nbgrad.ops.sorting import sort as sort
-from nbgrad.ops.sorting import topk as topk
 from nbgrad.ops.sorting import unique as unique
-from nbgrad.ops.special import erf as erf
-from nbgrad.ops.special import erfc as erfc
-from nbgrad.ops.special import erfinv as erfinv
-from nbgrad.ops.statistics import aminmax as aminmax
 from nbgrad.ops.statistics import count_nonzero as count_nonzero
-from nbgrad.ops.statistics import median as median
-from nbgrad.ops.statistics import nanmedian as nanmedian
 from nbgrad.ops.statistics import std_mean as std_mean
 from nbgrad.ops.statistics import var_mean as var_mean
 from nbgrad.printing import set_printoptions as set_printoptions
@@ -309,22 +154,19 @@ from nbgrad.random import seed as seed
 from nbgrad.random import set_rng_state as set_rng_state
 from nbgrad.random.generator import Generator as Generator
 from nbgrad.random.generator import default_generator as default_generator
-from nbgrad.random.sampling import bernoulli as bernoulli
-from nbgrad.random.sampling import multinomial as multinomial
-from nbgrad.random.sampling import normal as normal
 from nbgrad.random.sampling import poisson as poisson
-from nbgrad.random.sampling import rand as rand
 from nbgrad.random.sampling import rand_like as rand_like
-from nbgrad.random.sampling import randint as randint
 from nbgrad.random.sampling import randint_like as randint_like
-from nbgrad.random.sampling import randn as randn
 from nbgrad.random.sampling import randn_like as randn_like
-from nbgrad.random.sampling import randperm as randperm
 from nbgrad.serialization import load as load
 from nbgrad.serialization import save as save
 from nbgrad.tensor import Parameter as Parameter
 from nbgrad.tensor import Size as Size
 from nbgrad.tensor import Tensor as Tensor
+from nbgrad.types import Dims
+from nbgrad.types import Number
+from nbgrad.types import Shape
+from nbgrad.types import TensorOrNumber
 from nbgrad.warn import is_warn_always_enabled as is_warn_always_enabled
 from nbgrad.warn import set_warn_always as set_warn_always
 
@@ -371,7 +213,1584 @@ __all__ = [
     'zeros', 'zeros_like',
 ]
 
+
+def abs(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The absolute value of each element.
+
+    Its gradient is ``sign(x)``: 0 at ``x = 0``, a subgradient (chapter 06).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype: integers stay integers.
+    """
+
+
+def acos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse cosine of each element, in ``[0, pi]`` (``nan`` outside ``[-1, 1]``).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse hyperbolic cosine of each element (``nan`` below 1).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def add(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1, out: Tensor | None = None) -> Tensor:
+    """``input + alpha * other``, broadcast; a number on either side.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    alpha : number
+        The factor of ``other``. It must be an integer for integer operands, and a bool
+        only for bool ones (whose sum is a logical or), as in PyTorch.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of the promoted dtype of the operands.
+    """
+
+
+def all(input: Tensor, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """Whether every element, or every one along ``dim``, is nonzero.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted.
+    keepdim : bool
+        Keep the reduced dimensions with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
+
+
+def amax(input: Tensor, dim: Dims | None = (), keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The largest values over ``dim`` (all dimensions by default).
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int
+        The dimensions reduced; all of them when omitted or ``()``.
+    keepdim : bool
+        Keep them with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Unlike ``max(dim)``'s, the gradient is shared evenly among the elements tied for
+        the extreme.
+
+    Raises
+    ------
+    RuntimeError
+        No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
+    """
+
+
+def amin(input: Tensor, dim: Dims | None = (), keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The smallest values over ``dim`` (all dimensions by default).
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int
+        The dimensions reduced; all of them when omitted or ``()``.
+    keepdim : bool
+        Keep them with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Unlike ``min(dim)``'s, the gradient is shared evenly among the elements tied for
+        the extreme.
+
+    Raises
+    ------
+    RuntimeError
+        No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
+    """
+
+
+def aminmax(input: Tensor, *, dim: builtins.int | None = None, keepdim: builtins.bool = False, out: tuple[Tensor, ...] | None = None) -> tuple[Tensor, Tensor]:
+    """``(min, max)`` of all elements, or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        The one dimension reduced (keyword only); all of them when omitted.
+    keepdim : bool
+        Keep it with size 1.
+    out : tuple of Tensor, optional
+        Tensors to write the results into, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        The named tuple ``(min, max)`` (``nbgrad.return_types.aminmax``); ties share the
+        gradient evenly.
+    """
+
+
+def any(input: Tensor, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """Whether any element, or any along ``dim``, is nonzero.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted.
+    keepdim : bool
+        Keep the reduced dimensions with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
+
+
+def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype: dtype | None = None, device: device | str | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``).
+
+    Parameters
+    ----------
+    start : number
+        The first value; with ``end`` omitted, ``start`` is the end and 0 the start.
+    end : number, optional
+        The bound, not included.
+    step : number
+        Non-zero, of the sign of ``end - start``.
+    dtype : nbgrad.dtype, optional
+        Default: ``int64`` when all three are integers, else the default float dtype.
+    device, requires_grad
+        As for ``zeros``.
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device, in its shape if it
+        has as many elements (resized if needed); returned. Not with grad mode on and an
+        argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        One-dimensional, of ``ceil((end - start) / step)`` values.
+
+    Raises
+    ------
+    RuntimeError
+        ``step`` is zero or of the wrong sign, or a bound is not finite.
+    TypeError
+        An argument is not a number (a one-element tensor counts as its number).
+    """
+
+
+def arccos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse cosine of each element, in ``[0, pi]`` (``nan`` outside ``[-1, 1]``).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def arccosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse hyperbolic cosine of each element (``nan`` below 1).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def arcsin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse sine of each element, in ``[-pi/2, pi/2]`` (``nan`` outside ``[-1, 1]``).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def arcsinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse hyperbolic sine of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def arctan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse tangent of each element, in ``(-pi/2, pi/2)``.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def arctan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant.
+
+    Parameters
+    ----------
+    input : Tensor
+        The y coordinates.
+    other : Tensor
+        The x coordinates (broadcast with ``input``).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        In ``[-pi, pi]``; floating point.
+    """
+
+
+def arctanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def argmax(input: Tensor, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The index of the largest value, of all (in the flattened tensor) or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        The dimension searched; without it, the index is into ``input.flatten()``.
+    keepdim : bool
+        Keep the searched dimension (all of them, without ``dim``) with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        int64, with no ``grad_fn``; the first index where the largest value is repeated.
+
+    Raises
+    ------
+    IndexError
+        For an empty ``input`` without ``dim``.
+    """
+
+
+def argmin(input: Tensor, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The index of the smallest value, of all (in the flattened tensor) or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        The dimension searched; without it, the index is into ``input.flatten()``.
+    keepdim : bool
+        Keep the searched dimension (all of them, without ``dim``) with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        int64, with no ``grad_fn``; the first index where the smallest value is repeated.
+
+    Raises
+    ------
+    IndexError
+        For an empty ``input`` without ``dim``.
+    """
+
+
+def argsort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = False, *, stable: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """The indices that sort ``input`` along ``dim``: ``sort(...).indices``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    descending : bool
+    stable : bool
+        As for ``sort``: nbgrad's order is always stable.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        int64, shaped like ``input``; not differentiable.
+    """
+
+
+def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse sine of each element, in ``[-pi/2, pi/2]`` (``nan`` outside ``[-1, 1]``).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse hyperbolic sine of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def atan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse tangent of each element, in ``(-pi/2, pi/2)``.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def atan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant.
+
+    Parameters
+    ----------
+    input : Tensor
+        The y coordinates.
+    other : Tensor
+        The x coordinates (broadcast with ``input``).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        In ``[-pi, pi]``; floating point.
+    """
+
+
+def atanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse hyperbolic tangent of each element (``±inf`` at ±1, ``nan`` beyond).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def bernoulli(input: Tensor, p: builtins.float | None = None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
+    """Ones with the probabilities in ``input`` (zeros otherwise), of ``input``'s dtype.
+
+    Parameters
+    ----------
+    input : Tensor
+        Probabilities in [0, 1] (floating).
+    p : float, optional
+        One probability for every element instead; ``input`` then gives only the shape and
+        dtype, and the result records PyTorch's ``NotImplemented`` node (no derivative).
+    generator : Generator, optional
+        Where the numbers come from.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        The samples; with ``input`` requiring grad, ``BernoulliBackward0`` (a zero gradient).
+    """
+
+
+def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The matrix products of two batches of matrices, pair by pair.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(b, n, m)``.
+    mat2 : Tensor
+        ``(b, m, p)``, the same batch size ``b`` (no broadcasting) and dtype.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``(b, n, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        An operand is not 3-d or the sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+        product has no kernel).
+    """
+
+
+def bucketize(input: Tensor | builtins.float, boundaries: Tensor, *, out_int32: builtins.bool = False, right: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """The bucket of each value among the 1-d, sorted ``boundaries``: ``i`` such that
+    ``boundaries[i-1] < x <= boundaries[i]`` (``<=`` and ``<`` with ``right=True``).
+
+    Parameters
+    ----------
+    input : Tensor or number
+    boundaries : Tensor
+        1-d and sorted.
+    out_int32, right : bool
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        int64 (int32 with ``out_int32``), shaped like ``input``.
+    """
+
+
+def cat(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined along an existing dimension ``dim`` (``concat``, ``concatenate``).
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensor
+        Not empty, on one device, with the same shape except along ``dim``. A 1-d tensor of
+        size 0 among them is skipped, whatever the others' shapes (PyTorch's legacy rule).
+    dim : int
+        The dimension joined along.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        A new tensor, of the dtype the tensors promote to; each one's gradient is its slice
+        of the result's, cast back to its dtype.
+
+    Raises
+    ------
+    TypeError
+        ``tensors`` is not a list or tuple of tensors.
+    ValueError
+        ``tensors`` is empty.
+    RuntimeError
+        A tensor is 0-d, or the shapes do not match.
+    """
+
+
+def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Each element rounded up.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+    """
+
+
+def clamp(input: Tensor, min: TensorOrNumber | None = None, max: TensorOrNumber | None = None, *, out: Tensor | None = None) -> Tensor:
+    """Each element limited to ``[min, max]``.
+
+    When ``min > max``, every element is ``max``; a NaN anywhere gives NaN, as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+    min, max : Tensor or number, optional
+        The bounds: both numbers (or 0-d tensors that do not require grad, read as
+        numbers), or both tensors, broadcast; either may be ``None``, not both. A float
+        bound makes an integer input float.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        If both bounds are ``None``.
+    TypeError
+        For a number mixed with a tensor that is not read as a number.
+    """
+
+
+def clamp_max(input: Tensor, max: Tensor | builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """Each element at most ``max``: ``clamp(input, max=max)``, with PyTorch's own nodes.
+
+    Parameters
+    ----------
+    input : Tensor
+    max : Tensor or number
+        A tensor bound broadcasts with ``input`` and gets its share of the gradient.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def clamp_min(input: Tensor, min: Tensor | builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """Each element at least ``min``: ``clamp(input, min=min)``, with PyTorch's own nodes.
+
+    Parameters
+    ----------
+    input : Tensor
+    min : Tensor or number
+        A tensor bound broadcasts with ``input`` and gets its share of the gradient.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def clip(input: Tensor, min: TensorOrNumber | None = None, max: TensorOrNumber | None = None, *, out: Tensor | None = None) -> Tensor:
+    """Each element limited to ``[min, max]``.
+
+    When ``min > max``, every element is ``max``; a NaN anywhere gives NaN, as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+    min, max : Tensor or number, optional
+        The bounds: both numbers (or 0-d tensors that do not require grad, read as
+        numbers), or both tensors, broadcast; either may be ``None``, not both. A float
+        bound makes an integer input float.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        If both bounds are ``None``.
+    TypeError
+        For a number mixed with a tensor that is not read as a number.
+    """
+
+
+def column_stack(tensors: list[Tensor] | tuple[Tensor, ...], *, out: Tensor | None = None) -> Tensor:
+    """The tensors as the columns of a matrix: 0-d and 1-d ones as one column each, the
+    others joined along dimension 1.
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensors
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def concat(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined along an existing dimension ``dim`` (``concat``, ``concatenate``).
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensor
+        Not empty, on one device, with the same shape except along ``dim``. A 1-d tensor of
+        size 0 among them is skipped, whatever the others' shapes (PyTorch's legacy rule).
+    dim : int
+        The dimension joined along.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        A new tensor, of the dtype the tensors promote to; each one's gradient is its slice
+        of the result's, cast back to its dtype.
+
+    Raises
+    ------
+    TypeError
+        ``tensors`` is not a list or tuple of tensors.
+    ValueError
+        ``tensors`` is empty.
+    RuntimeError
+        A tensor is 0-d, or the shapes do not match.
+    """
+
+
+def concatenate(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined along an existing dimension ``dim`` (``concat``, ``concatenate``).
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensor
+        Not empty, on one device, with the same shape except along ``dim``. A 1-d tensor of
+        size 0 among them is skipped, whatever the others' shapes (PyTorch's legacy rule).
+    dim : int
+        The dimension joined along.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        A new tensor, of the dtype the tensors promote to; each one's gradient is its slice
+        of the result's, cast back to its dtype.
+
+    Raises
+    ------
+    TypeError
+        ``tensors`` is not a list or tuple of tensors.
+    ValueError
+        ``tensors`` is empty.
+    RuntimeError
+        A tensor is 0-d, or the shapes do not match.
+    """
+
+
+def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The cosine of each element (in radians).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
+
+
+def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The hyperbolic cosine of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def cummax(input: Tensor, dim: builtins.int | None = None, *, axis: builtins.int | None = None, out: tuple[Tensor, ...] | None = None) -> tuple[Tensor, Tensor]:
+    """The running maximum along ``dim`` and the index where each was found.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+        The dimension to scan (required).
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+    out : tuple of Tensor, optional
+        Tensors to write the results into, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        The named tuple ``(values, indices)`` (``nbgrad.return_types.cummax``), indices
+        int64; a tie gives the later index; a NaN, once met, stays. The gradient of each
+        value goes to the element it came from.
+    """
+
+
+def cummin(input: Tensor, dim: builtins.int | None = None, *, axis: builtins.int | None = None, out: tuple[Tensor, ...] | None = None) -> tuple[Tensor, Tensor]:
+    """The running minimum along ``dim`` and the index where each was found.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+        The dimension to scan (required).
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+    out : tuple of Tensor, optional
+        Tensors to write the results into, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        The named tuple ``(values, indices)`` (``nbgrad.return_types.cummin``), indices
+        int64; a tie gives the later index; a NaN, once met, stays. The gradient of each
+        value goes to the element it came from.
+    """
+
+
+def cumprod(input: Tensor, dim: builtins.int | None = None, *, dtype: dtype | None = None, axis: builtins.int | None = None, out: Tensor | None = None) -> Tensor:
+    """The running product along ``dim``: element ``k`` is the product of elements ``0..k``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+        The dimension to scan (required).
+    dtype : nbgrad.dtype, optional
+        The dtype to compute in; by default the input's, and int64 for integers and bools.
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype, which the function computes in
+        unless ``dtype`` says another (resized if needed); returned. Not with grad mode on
+        and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        The input's shape. Its gradient is exact where the input has zeros, as PyTorch's.
+    """
+
+
+def cumsum(input: Tensor, dim: builtins.int | None = None, *, dtype: dtype | None = None, axis: builtins.int | None = None, out: Tensor | None = None) -> Tensor:
+    """The running sum along ``dim``: element ``k`` is the sum of elements ``0..k``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+        The dimension to scan (required).
+    dtype : nbgrad.dtype, optional
+        The dtype to compute in; by default the input's, and int64 for integers and bools.
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype, which the function computes in
+        unless ``dtype`` says another (resized if needed); returned. Not with grad mode on
+        and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        The input's shape.
+    """
+
+
+def diag(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
+    """A 1-d tensor on the diagonal ``diagonal`` of a square matrix, or the diagonal of a
+    matrix as a 1-d copy.
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d or 2-d.
+    diagonal : int
+        Above the main diagonal if positive, below if negative.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        2-d from 1-d (``DiagEmbedBackward0``), 1-d from 2-d (``DiagonalBackward0_copy``).
+    """
+
+
+def div(input: TensorOrNumber, other: TensorOrNumber, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
+    """``input / other``, broadcast; integers divide into floats.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    rounding_mode : {None, "trunc", "floor"}
+        ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+        integers (dividing one by zero raises) and the gradient is zero.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        For another ``rounding_mode``; with one, for an integer division by zero.
+    """
+
+
+def divide(input: TensorOrNumber, other: TensorOrNumber, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
+    """``input / other``, broadcast; integers divide into floats.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    rounding_mode : {None, "trunc", "floor"}
+        ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+        integers (dividing one by zero raises) and the gradient is zero.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        For another ``rounding_mode``; with one, for an integer division by zero.
+    """
+
+
+def dot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The dot product of two 1-D tensors: the sum of their elementwise products.
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d.
+    other : Tensor
+        1-d, of ``input``'s size and dtype (no broadcasting).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    RuntimeError
+        An operand is not 1-d or the sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+        product has no kernel).
+    """
+
+
+def dstack(tensors: list[Tensor] | tuple[Tensor, ...], *, out: Tensor | None = None) -> Tensor:
+    """The tensors, each made at least 3-d, joined depth-wise (along dimension 2).
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensors
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
 e: builtins.float
+
+def empty(*size: builtins.int | Sequence[builtins.int], dtype: dtype | None = None, device: device | str | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """A tensor of shape ``size`` whose values are not meant to be read before written.
+
+    PyTorch leaves the memory as it is; nbgrad fills zeros (NumPy's ``empty`` would hand
+    back old data, which makes tests irreproducible).
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``empty(2, 3)``, ``empty((2, 3))`` and ``empty(nbgrad.Size([2, 3]))``
+        are the same; ``empty()`` is 0-d.
+    dtype : nbgrad.dtype, optional
+        Default: ``nbgrad.get_default_dtype()`` (float32).
+    device : str or nbgrad.device, optional
+        ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy); default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only, as in PyTorch).
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def eq(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input == other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def erf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The error function ``2/sqrt(pi) * integral of exp(-t^2) from 0 to x``, element by element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point (an integer input gives the default float dtype).
+    """
+
+
+def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complementary error function ``1 - erf(x)``, accurate where ``erf`` is near 1.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of ``erf``: ``±inf`` at ±1 and ``nan`` outside ``[-1, 1]``, as in PyTorch.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``e`` to the power of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
+
+
+def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``2`` to the power of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``exp(x) - 1`` of each element, accurate for small ``x``.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def eye(n: builtins.int, m: builtins.int | None = None, *, dtype: dtype | None = None, device: device | str | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """The ``n`` x ``m`` identity matrix: ones on the diagonal, zeros elsewhere.
+
+    Parameters
+    ----------
+    n : int
+        The number of rows (non-negative).
+    m : int, optional
+        The number of columns; ``n`` (a square matrix) when omitted.
+    dtype : nbgrad.dtype, optional
+        Default: the default float dtype.
+    device, requires_grad
+        As for ``zeros``.
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        ``n`` or ``m`` is not an int.
+    RuntimeError
+        ``n`` or ``m`` is negative.
+    """
+
+
+def floor(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Each element rounded down.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+    """
+
+
+def floor_divide(input: TensorOrNumber, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``).
+
+    PyTorch gives it no derivative: the result requires grad, but backward through it
+    raises (``div(..., rounding_mode="floor")`` has a zero gradient instead).
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Integers stay integers (dividing one by zero raises a RuntimeError).
+    """
+
+
+def fmod(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """The remainder of the division rounded towards zero (C's ``fmod``): it has the sign
+    of ``input``.
+
+    Parameters
+    ----------
+    input : Tensor
+        A tensor (PyTorch takes no number there).
+    other : Tensor or number
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The fractional part of each element, with its sign: ``x - trunc(x)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (PyTorch has no integer kernel).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def full(size: Shape, fill_value: Number, *, dtype: dtype | None = None, device: device | str | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """A tensor of shape ``size`` filled with ``fill_value``.
+
+    Parameters
+    ----------
+    size : sequence of int
+        The shape, as one sequence (``full((2, 3), 7.0)``).
+    fill_value : number
+        Its type sets the dtype when ``dtype`` is not given, as in PyTorch: a bool gives
+        ``bool``, an int ``int64``, a float the default dtype. A one-element tensor counts
+        as its number.
+    dtype, device, requires_grad
+        As for ``zeros``.
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def gather(input: Tensor, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """Values along ``dim`` at ``index``: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+        The dimension to gather along.
+    index : Tensor
+        int64 (or int32) indices, with as many dimensions as ``input`` and no larger than it
+        along the other dimensions.
+    sparse_grad : bool
+        Accepted for PyTorch's signature; the gradient is always dense.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Shaped like ``index``.
+    """
+
+
+def ge(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input >= other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
+
+    Parameters
+    ----------
+    input, vec2 : Tensor
+        1-D tensors (promoted together).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of shape ``(len(input), len(vec2))``; its ``grad_fn`` is PyTorch's, ``MulBackward0``.
+    """
+
+
+def greater(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input > other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def greater_equal(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input >= other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def gt(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input > other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def hardshrink(input: Tensor, lambd: builtins.float = 0.5, *, out: Tensor | None = None) -> Tensor:
+    """``x`` where ``|x| > lambd``, else 0.
+
+    Parameters
+    ----------
+    input : Tensor
+    lambd : float
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def hstack(tensors: list[Tensor] | tuple[Tensor, ...], *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined column-wise: along dimension 0 when they are 1-d, else 1.
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensors
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def hypot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``sqrt(input**2 + other**2)`` element by element, without overflow on the way.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Floating point (PyTorch has no integer kernel), broadcast together.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def index_add(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` with ``alpha * source[i]`` added at ``index[i]`` along ``dim``
+    (repeated indices add up).
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    index : Tensor
+        A 1-d int64 or int32 tensor, as long as ``source`` along ``dim``.
+    source : Tensor
+        Of ``input``'s dtype and shape apart from ``dim``.
+    alpha : number
+        The factor ``source`` is scaled by.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Shaped like ``input``.
+    """
+
+
+def index_copy(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` with ``source[i]`` written at ``index[i]`` along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    index : Tensor
+        A 1-d int64 tensor, as long as ``source`` along ``dim``.
+    source : Tensor
+        Of ``input``'s dtype and shape apart from ``dim``.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Shaped like ``input``.
+    """
+
+
+def index_select(input: Tensor, dim: builtins.int, index: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The entries of ``input`` at ``index`` along ``dim``, in that order (a copy).
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    index : Tensor
+        A 1-d (or 0-d) int64 or int32 tensor; each entry in ``[0, input.size(dim))``.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape with ``len(index)`` along ``dim``.
+    """
+
 inf: builtins.float
 
 def is_tensor(obj: object) -> builtins.bool:
@@ -386,7 +1805,986 @@ def is_tensor(obj: object) -> builtins.bool:
     bool
     """
 
+
+def isin(elements: TensorOrNumber, test_elements: TensorOrNumber, *, assume_unique: builtins.bool = False, invert: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """Whether each of ``elements`` is among ``test_elements``, as a bool tensor.
+
+    Parameters
+    ----------
+    elements : Tensor or number
+    test_elements : Tensor or number
+        At least one of the two is a tensor; their dtypes are compared after promotion.
+    assume_unique : bool
+        Accepted for PyTorch's signature (a speed hint there).
+    invert : bool
+        Whether each element is *not* among them.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, of the shape of ``elements``, with no ``grad_fn``.
+    """
+
+
+def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The Kronecker product: every element of ``input`` times a whole block ``other``.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Of any dimensions (the fewer are padded with leading 1s).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of shape ``input.shape[i] * other.shape[i]`` in each dimension.
+    """
+
+
+def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False, *, out: tuple[Tensor, ...] | None = None) -> tuple[Tensor, Tensor]:
+    """The ``k``-th smallest element along ``dim`` (``k`` counts from 1), and its index.
+
+    Parameters
+    ----------
+    input : Tensor
+    k : int
+        From 1 to ``input.size(dim)``.
+    dim : int
+    keepdim : bool
+        Keep ``dim`` with size 1.
+    out : tuple of Tensor, optional
+        Tensors to write the results into, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    (values, indices)
+        A named tuple. Among equal elements, which index is returned is unspecified in
+        PyTorch; nbgrad returns the one a stable sort puts ``k``-th.
+    """
+
+
+def le(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input <= other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def lerp(input: Tensor, end: Tensor, weight: Tensor | builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """``input + weight * (end - input)``: the linear interpolation from ``input`` to ``end``.
+
+    Parameters
+    ----------
+    input, end : Tensor
+        Floating point tensors of one dtype (PyTorch does not promote them), broadcast.
+    weight : Tensor or float
+        A number, or a tensor of the same dtype, broadcast too.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def less(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input < other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def less_equal(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input <= other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def linspace(start: Number, end: Number, steps: builtins.int, *, dtype: dtype | None = None, device: device | str | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included.
+
+    Parameters
+    ----------
+    start, end : number
+        The first and the last value (a one-element tensor counts as its number).
+    steps : int
+        How many values: non-negative (1 gives just ``start``).
+    dtype : nbgrad.dtype, optional
+        Default: the default float dtype, whatever the type of ``start`` and ``end``.
+    device, requires_grad
+        As for ``zeros``.
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        One-dimensional, of ``steps`` values.
+
+    Raises
+    ------
+    TypeError
+        ``steps`` is not an int, or a bound not a number.
+    RuntimeError
+        ``steps`` is negative.
+    """
+
+
+def log(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The natural logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
+
+
+def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The base-10 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def log1p(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log(1 + x)`` of each element, accurate for small ``x``.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point (an integer input gives the default float dtype); ``nan`` below -1.
+    """
+
+
+def log2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The base-2 logarithm of each element (``nan`` below 0, ``-inf`` at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def log_softmax(input: Tensor, dim: builtins.int | None = None, dtype: dtype | None = None, *, axis: builtins.int | None = None, out: Tensor | None = None) -> Tensor:
+    """``log(softmax(x))`` along ``dim``, computed without forming the softmax.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, unless ``dtype`` is given (PyTorch has no integer kernel).
+    dim : int, optional
+        The dimension normalised. Without it, PyTorch's deprecated implicit choice (dim 0
+        for 0-, 1- and 3-d inputs, else 1), with its warning.
+    dtype : nbgrad.dtype, optional
+        Convert ``input`` to it first.
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log(exp(input) + exp(other))`` element by element, without overflow.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Floating point (PyTorch has no integer kernel), broadcast together.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def logcumsumexp(input: Tensor, dim: builtins.int | None = None, *, axis: builtins.int | None = None, out: Tensor | None = None) -> Tensor:
+    """``log(cumsum(exp(x)))`` along ``dim``, without overflow.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (PyTorch has no integer kernel).
+    dim : int
+        The dimension to scan (required).
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def logical_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``not`` of each element, as a bool tensor.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, with no ``grad_fn``.
+    """
+
+
+def logsumexp(input: Tensor, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """``log(sum(exp(input)))`` along ``dim``, computed without overflow.
+
+    Parameters
+    ----------
+    input : Tensor
+        Integers and bools are computed in the default float dtype.
+    dim : int or tuple of int
+        The dimensions reduced; required, as in PyTorch (``()`` reduces all of them).
+    keepdim : bool
+        Keep them with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``-inf`` over no elements; the gradient is the incoming one times
+        ``softmax(input)`` along ``dim``.
+
+    Raises
+    ------
+    TypeError
+        ``dim`` is omitted.
+    """
+
+
+def lt(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input < other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The elements of ``input`` where the boolean ``mask`` is True, as a 1-d tensor (the two
+    are broadcast together first).
+
+    Parameters
+    ----------
+    input : Tensor
+    mask : Tensor
+        A bool tensor broadcastable with ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        1-d, in row-major order.
+    """
+
+
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The matrix product ``input @ other``, with NumPy's rules for 1-d and batched operands.
+
+    Two 1-d tensors give ``dot``, 2-d and 2-d ``mm``, 2-d and 1-d ``mv``; a 1-d operand
+    otherwise counts as a row (first) or a column (second) matrix, and its dimension is
+    removed from the result. The dimensions before the last two broadcast and are the
+    result's batch dimensions. It is composed from those products the way PyTorch composes
+    it, so that the graph shows the same nodes (``MmBackward0``, ``BmmBackward0``,
+    ``UnsafeViewBackward0``, ...).
+
+    Parameters
+    ----------
+    input, other : Tensor
+        At least 1-d, of one dtype.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        An operand is 0-d, the inner sizes differ, the batch dimensions do not broadcast or
+        the dtypes differ.
+    """
+
+
+def max(input: Tensor, dim: builtins.int | Tensor | None = None, keepdim: builtins.bool = False, *, other: Tensor | None = None, axis: builtins.int | None = None, keepdims: builtins.bool | None = None, out: Tensor | tuple[Tensor, ...] | None = None) -> Tensor | tuple[Tensor, Tensor]:
+    """The largest element, or the largest values along ``dim`` with their indices; with a
+    tensor, ``maximum``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or Tensor, optional
+        The dimension reduced; all of them when omitted. A tensor here is ``other``
+        (``nbgrad.max(a, b)`` is ``maximum(a, b)``).
+    keepdim : bool
+        With ``dim``: keep it with size 1.
+    other : Tensor, optional
+        Compare with it element by element instead (``maximum``).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor or tuple of Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to; where the
+        result is a tuple, as many tensors, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor or (Tensor, Tensor)
+        Without ``dim``: a 0-d tensor; its gradient is shared evenly among the elements
+        equal to it (``MaxBackward1``). With ``dim``: the named tuple ``(values,
+        indices)`` (``nbgrad.return_types.max``), indices int64; the gradient goes to the
+        element whose index is returned (``MaxBackward0``). A NaN in a slice is
+        its result, as in PyTorch. With ``other``: ``maximum(input, other)``.
+
+    Raises
+    ------
+    RuntimeError
+        No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
+    """
+
+
+def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The larger of the two, element by element, broadcast.
+
+    A tie splits the gradient in half between them; a NaN in either gives NaN.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Tensors both (PyTorch takes no number here).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def mean(input: Tensor, dim: Dims | None = None, keepdim: builtins.bool = False, *, dtype: dtype | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The mean of all elements, or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating (or ``dtype=`` floating): integer input is PyTorch's error.
+    dim : int or tuple of int, optional
+        The dimensions averaged away; all of them when omitted.
+    keepdim : bool
+        Keep them with size 1.
+    dtype : nbgrad.dtype, optional
+        Cast before averaging.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim``.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``nan`` over no elements, as in PyTorch.
+    """
+
+
+def median(input: Tensor, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None, out: Tensor | tuple[Tensor, ...] | None = None) -> Tensor | tuple[Tensor, Tensor]:
+    """The lower median of all elements, or ``(values, indices)`` of it along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, the median of all elements is returned as a 0-d tensor (NaN for none).
+    keepdim : bool
+        With ``dim``: keep it with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor or tuple of Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to; where the
+        result is a tuple, as many tensors, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor or (Tensor, Tensor)
+        A 0-d tensor without ``dim``; with it, the named tuple ``(values, indices)``
+        (``nbgrad.return_types.median``), indices int64. Of an even count, the lower of the two middle values (PyTorch's median, not
+        NumPy's mean of the two). A NaN makes the median NaN, at the NaN's index.
+    """
+
+
+def min(input: Tensor, dim: builtins.int | Tensor | None = None, keepdim: builtins.bool = False, *, other: Tensor | None = None, axis: builtins.int | None = None, keepdims: builtins.bool | None = None, out: Tensor | tuple[Tensor, ...] | None = None) -> Tensor | tuple[Tensor, Tensor]:
+    """The smallest element, or the smallest values along ``dim`` with their indices; with a
+    tensor, ``minimum``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or Tensor, optional
+        The dimension reduced; all of them when omitted. A tensor here is ``other``
+        (``nbgrad.min(a, b)`` is ``minimum(a, b)``).
+    keepdim : bool
+        With ``dim``: keep it with size 1.
+    other : Tensor, optional
+        Compare with it element by element instead (``minimum``).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor or tuple of Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to; where the
+        result is a tuple, as many tensors, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor or (Tensor, Tensor)
+        Without ``dim``: a 0-d tensor; its gradient is shared evenly among the elements
+        equal to it (``MinBackward1``). With ``dim``: the named tuple ``(values,
+        indices)`` (``nbgrad.return_types.min``), indices int64; the gradient goes to the
+        element whose index is returned (``MinBackward0``). A NaN in a slice is
+        its result, as in PyTorch. With ``other``: ``minimum(input, other)``.
+
+    Raises
+    ------
+    RuntimeError
+        No elements, and no ``dim`` to reduce (``IndexError`` when ``dim`` has size 0).
+    """
+
+
+def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The smaller of the two, element by element, broadcast.
+
+    A tie splits the gradient in half between them; a NaN in either gives NaN.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Tensors both (PyTorch takes no number here).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The matrix product of two 2-D tensors.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(n, m)``.
+    mat2 : Tensor
+        ``(m, p)``, of ``input``'s dtype.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``(n, p)``. ``MmBackward0`` saves each operand only when the other needs a gradient.
+
+    Raises
+    ------
+    RuntimeError
+        An operand is not 2-d or the inner sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+        product has no kernel).
+    """
+
+
+def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``input`` sorted along its first dimension: ``sort(input, dim=0).values``.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Its ``grad_fn`` is ``SortBackward0``, as in PyTorch.
+    """
+
+
+def mul(input: TensorOrNumber, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input * other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def multinomial(input: Tensor, num_samples: builtins.int, replacement: builtins.bool = False, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
+    """Indices drawn from the categorical distributions given by the rows of ``input``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Non-negative weights (1-D, or 2-D with one distribution per row); they need not sum
+        to one.
+    num_samples : int
+        How many indices to draw from each distribution.
+    replacement : bool
+        Whether an index may be drawn more than once. Without replacement ``num_samples``
+        may not exceed the number of categories.
+    generator : Generator, optional
+        Where the numbers come from.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        int64 indices of shape ``(num_samples,)`` or ``(rows, num_samples)``; no gradient.
+    """
+
+
+def multiply(input: TensorOrNumber, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input * other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The product of a matrix and a vector.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(n, m)``.
+    vec : Tensor
+        ``(m,)``, of ``input``'s dtype.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``(n,)``.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not 2-d, ``vec`` not 1-d, or their sizes differ, or the dtypes differ (PyTorch does not promote them here; a bool
+        product has no kernel).
+    """
+
 nan: builtins.float
+
+def nan_to_num(input: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None, *, out: Tensor | None = None) -> Tensor:
+    """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``.
+
+    Parameters
+    ----------
+    input : Tensor
+    nan : float
+        What NaN becomes (0 by default).
+    posinf, neginf : float, optional
+        What ±inf become; by default the largest and smallest finite value of the dtype.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        The input's dtype; an integer or bool tensor is copied unchanged, as in PyTorch.
+    """
+
+
+def nanmean(input: Tensor, dim: Dims | None = None, keepdim: builtins.bool = False, *, dtype: dtype | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The mean of the elements that are not NaN, over all elements or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of int, optional
+        The dimensions averaged away; all of them when omitted.
+    keepdim : bool
+        Keep them with size 1.
+    dtype : nbgrad.dtype, optional
+        The dtype of the sum of the elements that are not NaN.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``nansum / count``, as PyTorch composes it (its ``grad_fn`` is ``DivBackward0``);
+        NaN where every element is NaN.
+    """
+
+
+def nanmedian(input: Tensor, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, axis: builtins.int | None = None, keepdims: builtins.bool | None = None, out: Tensor | tuple[Tensor, ...] | None = None) -> Tensor | tuple[Tensor, Tensor]:
+    """``median`` of the elements that are not NaN (NaN where all are).
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        Without it, the median of all elements is returned as a 0-d tensor.
+    keepdim : bool
+        With ``dim``: keep it with size 1.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor or tuple of Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to; where the
+        result is a tuple, as many tensors, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor or (Tensor, Tensor)
+        As ``median``'s: with ``dim``, the named tuple ``(values, indices)``
+        (``nbgrad.return_types.nanmedian``).
+    """
+
+
+def nansum(input: Tensor, dim: Dims | None = None, keepdim: builtins.bool = False, *, dtype: dtype | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The sum of all elements, or along ``dim``, NaNs counted as 0.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int, optional
+        The dimensions summed away; all of them when omitted.
+    keepdim : bool
+        Keep the summed dimensions with size 1.
+    dtype : nbgrad.dtype, optional
+        The dtype to compute in (integers and bools sum to int64).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def ne(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input != other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
+
+def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``-input``.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def negative(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``-input``.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def nonzero(input: Tensor, *, as_tuple: builtins.bool = False, out: Tensor | None = None) -> Tensor | tuple[Tensor, ...]:
+    """The indices of the elements that are not zero (NaN counts as nonzero), in row-major
+    order.
+
+    Parameters
+    ----------
+    input : Tensor
+    as_tuple : bool
+        Return one 1-d index tensor per dimension (a 0-d input counts as 1-d), which index
+        ``input`` directly, instead of one ``(count, ndim)`` tensor.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor or tuple of Tensors
+        int64, with no ``grad_fn``.
+    """
+
+
+def norm(input: Tensor, p: builtins.float | str | None = 'fro', dim: Dims | None = None, keepdim: builtins.bool = False, dtype: dtype | None = None, *, out: Tensor | None = None) -> Tensor:
+    """The ``p``-norm of all elements, or along ``dim``, as a vector norm.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    p : float or 'fro', optional
+        Any real order, ``inf`` and ``-inf`` included (``p = 0`` counts the nonzero
+        elements); ``'fro'`` and ``None`` are 2. PyTorch's matrix norms (``'nuc'``) are
+        not implemented.
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted.
+    keepdim : bool
+        Keep them with size 1.
+    dtype : nbgrad.dtype, optional
+        A floating dtype at least as wide as ``input``'s, to compute in.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        For ``p = 0`` no gradient flows, as in PyTorch; for ``p = 2`` the gradient at a zero
+        norm is 0.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not floating point, ``p`` is not a number, ``dtype`` would narrow
+        ``input``'s, or a norm without identity (``p < 0``, ``inf``) is taken over no
+        elements.
+    """
+
+
+def normal(mean: Tensor | builtins.float, std: Tensor | builtins.float = 1.0, size: Shape | None = None, *, generator: Generator | None = None, dtype: dtype | None = None, device: str | device | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """Samples from normal distributions, in PyTorch's four forms.
+
+    * ``normal(mean, std)`` with two tensors: their broadcast shape, ``mean``'s dtype;
+    * ``normal(mean, std=1.0)`` with a tensor ``mean`` and a number ``std``;
+    * ``normal(mean, std)`` with a number ``mean`` and a tensor ``std``;
+    * ``normal(mean, std, size)`` with two numbers: a new leaf (``dtype=``, ``device=``,
+      ``requires_grad=`` as for ``randn``).
+
+    Parameters
+    ----------
+    mean, std : Tensor or float
+        The means and standard deviations (``std >= 0`` everywhere).
+    size : sequence of ints, optional
+        The shape, only with two numbers.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype, device, requires_grad
+        Only with two numbers, as for ``randn``; with a tensor parameter the result has its
+        dtype and device.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        The samples. With a tensor parameter that requires grad the result records
+        ``NormalBackward1/2/3``, which gives the parameters a zero gradient (PyTorch does not
+        reparameterise: use ``mean + std * randn_like(std)`` for a pathwise gradient).
+    """
+
+
+def not_equal(input: Tensor, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input != other``, element by element, broadcast.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        A number only here: PyTorch takes none as ``input``.
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype (resized if needed); returned. Not
+        with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        bool, never part of the graph (NaN compares unequal to everything).
+    """
+
 
 def numel(input: Tensor) -> builtins.int:
     """The number of elements of ``input``.
@@ -400,4 +2798,1046 @@ def numel(input: Tensor) -> builtins.int:
     int
     """
 
+
+def ones(*size: builtins.int | Sequence[builtins.int], dtype: dtype | None = None, device: device | str | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """A tensor of ones of shape ``size``.
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``ones(2, 3)``, ``ones((2, 3))`` and ``ones(nbgrad.Size([2, 3]))``
+        are the same; ``ones()`` is 0-d.
+    dtype : nbgrad.dtype, optional
+        Default: ``nbgrad.get_default_dtype()`` (float32).
+    device : str or nbgrad.device, optional
+        ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy); default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only, as in PyTorch).
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
+
+    Parameters
+    ----------
+    input, vec2 : Tensor
+        1-D tensors (promoted together).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of shape ``(len(input), len(vec2))``; its ``grad_fn`` is PyTorch's, ``MulBackward0``.
+    """
+
 pi: builtins.float
+
+def pow(input: TensorOrNumber, exponent: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input ** exponent``: tensor ** number, tensor ** tensor or number ** tensor.
+
+    Parameters
+    ----------
+    input, exponent : Tensor or number
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        For integers to a negative integer power given as a number (with a tensor of
+        exponents, such elements are 1 for a base of 1, ±1 for -1 and 0 otherwise, as in
+        PyTorch).
+    """
+
+
+def prod(input: Tensor, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, dtype: dtype | None = None, axis: builtins.int | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The product of all elements, or along one dimension ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int, optional
+        One dimension (PyTorch takes no tuple here).
+    keepdim : bool
+        Keep ``dim`` with size 1.
+    dtype : nbgrad.dtype, optional
+        The dtype to compute in; by default the input's, and int64 for integers and bools.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype, which the function computes in
+        unless ``dtype`` says another (resized if needed); returned. Not with grad mode on
+        and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        The product of no elements is 1. The gradient is exact where the input has zeros.
+    """
+
+
+def rand(*sizes: builtins.int | Shape, size: Shape | None = None, generator: Generator | None = None, dtype: dtype | None = None, device: str | device | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """Values drawn uniformly from ``[0, 1)``.
+
+    Parameters
+    ----------
+    *sizes : int or sequence of ints
+        The shape, as ``rand(2, 3)`` or ``rand((2, 3))``.
+    size : sequence of ints, optional
+        The shape as a keyword, instead of ``*sizes``.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype, device, requires_grad
+        As for every creation function; the dtype must be floating (default float32).
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        A new leaf tensor.
+    """
+
+
+def randint(low: builtins.int = 0, high: builtins.int | None = None, size: Shape | None = None, *, generator: Generator | None = None, dtype: dtype | None = None, device: str | device | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """Integers drawn uniformly from ``[low, high)``.
+
+    Parameters
+    ----------
+    low : int, optional
+        The lowest value (0 by default): ``randint(10, (3,))`` draws from ``[0, 10)``.
+    high : int
+        One above the highest value.
+    size : sequence of ints
+        The shape (required).
+    generator, dtype, device, requires_grad
+        As for ``rand``; the dtype is int64 unless given.
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        A new leaf tensor.
+    """
+
+
+def randn(*sizes: builtins.int | Shape, size: Shape | None = None, generator: Generator | None = None, dtype: dtype | None = None, device: str | device | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """Values drawn from the standard normal distribution (mean 0, variance 1).
+
+    Parameters
+    ----------
+    *sizes : int or sequence of ints
+        The shape, as ``randn(2, 3)`` or ``randn((2, 3))``.
+    size : sequence of ints, optional
+        The shape as a keyword, instead of ``*sizes``.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype : nbgrad.dtype, optional
+        Floating (default: the default float dtype).
+    device : str or nbgrad.device, optional
+        Default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        A new leaf tensor.
+    """
+
+
+def randperm(n: builtins.int, *, generator: Generator | None = None, dtype: dtype | None = None, device: str | device | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """A random permutation of ``0 .. n-1``.
+
+    Parameters
+    ----------
+    n : int
+        Non-negative.
+    generator : Generator, optional
+        Where the numbers come from (``default_generator`` when not given).
+    dtype : nbgrad.dtype, optional
+        Default: int64.
+    device : str or nbgrad.device, optional
+        Default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only).
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        A new one-dimensional leaf tensor of ``n`` values.
+
+    Raises
+    ------
+    TypeError
+        ``n`` is not an int.
+    RuntimeError
+        ``n`` is negative.
+    """
+
+
+def reciprocal(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``1 / input``, element by element (``inf`` at 0).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
+
+
+def remainder(input: TensorOrNumber, other: TensorOrNumber, *, out: Tensor | None = None) -> Tensor:
+    """``input % other``: the remainder of the floor division; it has the sign of ``other``.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+        With a number as ``input``, the result has no derivative (as in PyTorch).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def round(input: Tensor, *, decimals: builtins.int = 0, out: Tensor | None = None) -> Tensor:
+    """Each element rounded half to even (to ``decimals`` places).
+
+    Parameters
+    ----------
+    input : Tensor
+    decimals : int
+        The decimal places kept; negative ones round to tens, hundreds...
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+    """
+
+
+def row_stack(tensors: list[Tensor] | tuple[Tensor, ...], *, out: Tensor | None = None) -> Tensor:
+    """The tensors, each made at least 2-d, joined row-wise (along dimension 0).
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensors
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def rsqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``1 / sqrt(x)`` of each element (``inf`` at 0, ``nan`` below).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def scatter(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor | builtins.float | None = None, *, value: builtins.float | None = None, reduce: str | None = None, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``index`` along ``dim``:
+    ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    index : Tensor
+        int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+    src : Tensor or number
+        The values (a tensor of ``input``'s dtype), or one number for all.
+    value : float, optional
+        The number written everywhere, when ``src`` is not given (PyTorch's spelling of
+        ``scatter`` with a number).
+    reduce : {None, "add", "multiply"}
+        Combine with what is there instead of overwriting. As in PyTorch, a ``reduce`` is not
+        differentiable: backward through it raises.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Shaped like ``input``. Where an index repeats, which value is written is unspecified
+        (PyTorch's rule too).
+    """
+
+
+def scatter_add(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices
+    add up): ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    index : Tensor
+        int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+    src : Tensor
+        Of ``input``'s dtype.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Shaped like ``input``.
+    """
+
+
+def scatter_reduce(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *, include_self: builtins.bool = True, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` with the elements of ``src`` combined in at ``index`` along
+    ``dim`` by ``reduce``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+    index : Tensor
+        int64 indices, no larger than ``src`` anywhere nor than ``input`` apart from ``dim``.
+    src : Tensor
+        Of ``input``'s dtype.
+    reduce : {"sum", "prod", "mean", "amax", "amin"}
+    include_self : bool
+        Whether ``input``'s own values take part at the positions ``src`` goes to.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Shaped like ``input``; positions no index names keep ``input``'s values.
+    """
+
+
+def searchsorted(sorted_sequence: Tensor, input: Tensor | builtins.float, *, out_int32: builtins.bool = False, right: builtins.bool = False, side: str | None = None, sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
+    """For each value of ``input``, where it would go in ``sorted_sequence`` (sorted along
+    its last dimension) to keep it sorted: the first such place, or the last with
+    ``right=True`` (``side="right"``).
+
+    Parameters
+    ----------
+    sorted_sequence : Tensor
+        1-d, or with ``input``'s leading dimensions (a sequence per row).
+    input : Tensor or number
+    out_int32 : bool
+        int32 indices instead of int64.
+    right : bool
+        The last place that keeps the order, instead of the first.
+    side : {'left', 'right'}, optional
+        The other spelling of ``right``; when given, it is the one used.
+    sorter : Tensor, optional
+        Not implemented: giving it raises ``NotImplementedError``.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        int64 (int32 with ``out_int32``), shaped like ``input``; not differentiable.
+    """
+
+
+def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``sign`` (for complex numbers, which nbgrad lacks, PyTorch's ``sgn`` differs).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype; its gradient is zero.
+    """
+
+
+def sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``1 / (1 + exp(-x))`` of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
+
+
+def sign(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """-1, 0 or 1 for each element (0 for NaN; a bool tensor stays itself).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype; its gradient is zero.
+    """
+
+
+def sin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The sine of each element (in radians).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
+
+
+def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The hyperbolic sine of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def softmax(input: Tensor, dim: builtins.int | None = None, dtype: dtype | None = None, *, axis: builtins.int | None = None, out: Tensor | None = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, unless ``dtype`` is given (PyTorch has no integer kernel).
+    dim : int, optional
+        The dimension normalised. Without it, PyTorch's deprecated implicit choice (dim 0
+        for 0-, 1- and 3-d inputs, else 1), with its warning.
+    dtype : nbgrad.dtype, optional
+        Convert ``input`` to it first.
+    axis : int, optional
+        NumPy's spelling of ``dim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def sort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = False, *, stable: builtins.bool | None = None, out: tuple[Tensor, ...] | None = None) -> tuple[Tensor, Tensor]:
+    """The elements sorted along ``dim``, and where each came from.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int
+        The dimension to sort along (the last by default).
+    descending : bool
+        Largest first.
+    stable : bool, optional
+        Keep equal elements in their order. nbgrad's sort always does (PyTorch's may not
+        without ``stable=True``, so only then are its tied indices guaranteed to match).
+        Given at all, it makes the node ``SortBackward1``, as in PyTorch.
+    out : tuple of Tensor, optional
+        Tensors to write the results into, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    (values, indices)
+        A named tuple: the sorted tensor, and the int64 positions along ``dim`` its
+        elements came from. NaN counts as larger than every number.
+    """
+
+
+def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The square root of each element (``nan`` below 0).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
+
+
+def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``input ** 2``.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def stack(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined along a new dimension ``dim``.
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensor
+        Not empty, on one device, all of the same shape.
+    dim : int
+        The new dimension's index in the result: from ``-n - 1`` to ``n``, for tensors of
+        ``n`` dimensions.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        A new tensor, of the dtype the tensors promote to; ``result.select(dim, i)`` is
+        ``tensors[i]``.
+
+    Raises
+    ------
+    TypeError
+        ``tensors`` is not a list or tuple of tensors.
+    RuntimeError
+        ``tensors`` is empty, or the shapes differ.
+    """
+
+
+def std(input: Tensor, dim: Dims | None = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: builtins.float | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The standard deviation of all elements, or along ``dim``: the square root of ``var``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted. A bool here is PyTorch's old
+        positional ``unbiased`` (``x.std(False)``).
+    unbiased : bool, optional
+        The older spelling of the correction: ``True`` is 1, ``False`` is 0.
+    keepdim : bool
+        Keep the reduced dimensions with size 1.
+    correction : float, optional
+        The degrees of freedom subtracted from the number of elements, ``N``, in the
+        divisor ``N - correction``; 1 by default (Bessel's correction).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``sqrt(var(...))``. Its gradient is taken as 0 where the standard deviation is
+        0 (a constant slice), as in PyTorch.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not floating point.
+
+    Warns
+    -----
+    UserWarning
+        ``N - correction <= 0`` (no degrees of freedom): the result is then inf, or nan
+        for 0 / 0, as in PyTorch.
+    """
+
+
+def sub(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1, out: Tensor | None = None) -> Tensor:
+    """``input - alpha * other``, broadcast; a number on either side.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    alpha : number
+        The factor of ``other``; an integer for integer operands.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
+    """
+
+
+def subtract(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1, out: Tensor | None = None) -> Tensor:
+    """``input - alpha * other``, broadcast; a number on either side.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    alpha : number
+        The factor of ``other``; an integer for integer operands.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
+    """
+
+
+def sum(input: Tensor, dim: Dims | None = None, keepdim: builtins.bool = False, *, dtype: dtype | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The sum of all elements, or along ``dim``.
+
+    Parameters
+    ----------
+    input : Tensor
+    dim : int or tuple of int, optional
+        The dimensions summed away; all of them when omitted (``SumBackward0``), the
+        given ones otherwise (``SumBackward1``).
+    keepdim : bool
+        Keep the summed dimensions with size 1.
+    dtype : nbgrad.dtype, optional
+        Cast before summing. Without it, bool and integer tensors sum to int64, as in
+        PyTorch.
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of any dtype, which the function computes in
+        unless ``dtype`` says another (resized if needed); returned. Not with grad mode on
+        and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        The gradient of each element is the incoming gradient, broadcast back.
+    """
+
+
+def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The elements of ``input`` read as 1-d at ``index`` (negative indices count from the
+    end), shaped like ``index``.
+
+    Parameters
+    ----------
+    input : Tensor
+    index : Tensor
+        An int64 tensor of any shape; each entry in ``[-input.numel(), input.numel())``.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Shaped like ``index``.
+    """
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """The values of ``input`` at ``indices`` along ``dim`` (the two broadcast together,
+    apart from ``dim``): ``gather`` with broadcasting, as NumPy's ``take_along_axis``.
+    Without ``dim``, both are read as 1-d.
+
+    Parameters
+    ----------
+    input : Tensor
+    indices : Tensor
+        int64, with as many dimensions as ``input`` (unless ``dim`` is None).
+    dim : int, optional
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The tangent of each element (in radians).
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The hyperbolic tangent of each element.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point: an integer input gives the default float dtype.
+    """
+
+
+def threshold(input: Tensor, threshold: builtins.float, value: builtins.float, inplace: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Integer tensors stay integers.
+    threshold, value : float
+    inplace : bool
+        Overwrite ``input`` (``threshold_``).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def topk(input: Tensor, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True, sorted: builtins.bool = True, *, out: tuple[Tensor, ...] | None = None) -> tuple[Tensor, Tensor]:
+    """The ``k`` largest (or smallest) elements along ``dim``, and where they came from.
+
+    Parameters
+    ----------
+    input : Tensor
+    k : int
+        How many, at most ``input.size(dim)``.
+    dim : int
+    largest : bool
+        The largest (NaN counting as largest), else the smallest.
+    sorted : bool
+        Accepted for PyTorch's signature: nbgrad returns them sorted either way.
+    out : tuple of Tensor, optional
+        Tensors to write the results into, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    (values, indices)
+        A named tuple, ``k`` along ``dim``. Among equal elements, the first ones are taken.
+    """
+
+
+def tril(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The lower triangle of each matrix (the last two dimensions): the elements on and
+    below diagonal ``diagonal`` (above the main one if positive), zeros elsewhere.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d.
+    diagonal : int
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def triu(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The upper triangle of each matrix (the last two dimensions): the elements on and
+    above diagonal ``diagonal``, zeros elsewhere.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d.
+    diagonal : int
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def true_divide(input: TensorOrNumber, other: TensorOrNumber, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
+    """``input / other``, broadcast; integers divide into floats.
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+    rounding_mode : {None, "trunc", "floor"}
+        ``"trunc"`` rounds the quotient towards zero, ``"floor"`` down; then integers stay
+        integers (dividing one by zero raises) and the gradient is zero.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        For another ``rounding_mode``; with one, for an integer division by zero.
+    """
+
+
+def trunc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Each element rounded towards zero.
+
+    Parameters
+    ----------
+    input : Tensor
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Of ``input``'s dtype (an integer tensor is copied as it is); its gradient is zero.
+    """
+
+
+def var(input: Tensor, dim: Dims | None = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: builtins.float | None = None, axis: Dims | None = None, keepdims: builtins.bool | None = None, out: Tensor | None = None) -> Tensor:
+    """The variance of all elements, or along ``dim``, with Bessel's correction by default.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of int, optional
+        The dimensions reduced; all of them when omitted. A bool here is PyTorch's old
+        positional ``unbiased`` (``x.var(False)``).
+    unbiased : bool, optional
+        The older spelling of the correction: ``True`` is 1, ``False`` is 0.
+    keepdim : bool
+        Keep the reduced dimensions with size 1.
+    correction : float, optional
+        The degrees of freedom subtracted from the number of elements, ``N``, in the
+        divisor ``N - correction``; 1 by default (Bessel's correction).
+    axis, keepdims
+        NumPy's spellings of ``dim`` and ``keepdim`` (not both spellings at once).
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        The squared deviations from the mean, summed and divided by ``N - correction``.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not floating point.
+
+    Warns
+    -----
+    UserWarning
+        ``N - correction <= 0`` (no degrees of freedom): the result is then inf, or nan
+        for 0 / 0, as in PyTorch.
+    """
+
+
+def vstack(tensors: list[Tensor] | tuple[Tensor, ...], *, out: Tensor | None = None) -> Tensor:
+    """The tensors, each made at least 2-d, joined row-wise (along dimension 0).
+
+    Parameters
+    ----------
+    tensors : list or tuple of Tensors
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
+
+
+def where(condition: Tensor, input: Tensor | builtins.float | None = None, other: Tensor | builtins.float | None = None, *, out: Tensor | None = None) -> Tensor | tuple[Tensor, ...]:
+    """``input`` where ``condition`` holds, else ``other`` (tensors or numbers, broadcast);
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+
+    Parameters
+    ----------
+    condition : Tensor
+        A bool tensor (any dtype for the one-argument form).
+    input, other : Tensor or number
+        Both or neither; promoted together as PyTorch promotes them.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor, or a tuple of index tensors for the one-argument form
+    """
+
+
+def xlogy(input: Tensor | builtins.float, other: Tensor | builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """``input * log(other)``, taken as 0 where ``input`` is 0 (the convention of entropies).
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+        At least one a tensor; broadcast together.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point; NaN where ``other`` is NaN, even where ``input`` is 0.
+    """
+
+
+def zeros(*size: builtins.int | Sequence[builtins.int], dtype: dtype | None = None, device: device | str | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """A tensor of zeros of shape ``size``.
+
+    Parameters
+    ----------
+    *size : int, or one sequence of ints
+        The shape: ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros(nbgrad.Size([2, 3]))``
+        are the same; ``zeros()`` is 0-d.
+    dtype : nbgrad.dtype, optional
+        Default: ``nbgrad.get_default_dtype()`` (float32).
+    device : str or nbgrad.device, optional
+        ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy); default: ``nbgrad.get_default_device()``.
+    requires_grad : bool
+        Make it a leaf that autograd tracks (floating dtypes only, as in PyTorch).
+    out : Tensor, optional
+        The tensor to make the values in: in its dtype, on its device (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+    """
