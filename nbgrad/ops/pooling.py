@@ -22,6 +22,8 @@ PyTorch computes it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes
@@ -33,6 +35,9 @@ from .conv import fold_columns
 from .declare import op
 from .operands import tensor_operand
 from .windows import Window, over_taps
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"]
 
@@ -260,8 +265,9 @@ MaxPool2DWithIndicesBackward0.double_backward = MaxPool2DWithIndicesBackwardBack
 
 @op(MaxPool2DWithIndicesBackward0, MaxPool2DWithIndicesBackwardBackward0, method=False,
     functional=True)
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-               ceil_mode: bool = False, return_indices: bool = False):
+def max_pool2d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+               padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The maximum of each window of a batch of images.
 
     Parameters
@@ -291,8 +297,9 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
 
 
 @op(method=False, functional=True)
-def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-               ceil_mode: bool = False, return_indices: bool = False):
+def max_pool1d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+               padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The maximum of each window of a batch of sequences: ``max_pool2d`` on a height of 1.
 
     Parameters
@@ -376,7 +383,8 @@ class AvgPool2DBackward0(Node):
 
 
 @op(AvgPool2DBackward0, export=False, method=False, functional=True)
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+def avg_pool2d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+               padding: int | Sequence[int] = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window of a batch of images.
 
@@ -409,7 +417,8 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 
 @op(method=False, functional=True)
-def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+def avg_pool1d(input: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+               padding: int | Sequence[int] = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """The mean of each window of a batch of sequences: ``avg_pool2d`` on a height of 1.
 
