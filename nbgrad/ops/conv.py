@@ -32,7 +32,7 @@ from ..tensor import Tensor
 from .declare import op
 from .elementwise import check_dtype
 from .operands import same_device
-from .windows import Window, columns_batch_last, fold_batch_last
+from .windows import Window, batch_last, columns_batch_last, fold_batch_last
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -385,9 +385,7 @@ class ConvolutionBackward0(Node):
         o, cg = self.weight_shape[:2]
         n, taps = grad._data.shape[0], math.prod(window.kernel)
         positions = math.prod(window.out_size) * n
-        g = grad._data.reshape(n, o, positions // max(n, 1)).transpose(1, 2, 0)
-        g = xp.ascontiguousarray(g)
-        g = g.reshape(groups, o // groups, positions)
+        g = batch_last(grad._data).reshape(groups, o // groups, positions)
         grad_input = grad_weight = grad_bias = None
         if x_fn is not None:
             back = xp.matmul(_weight_batch_last(w._data, groups).transpose(0, 2, 1), g)
