@@ -232,7 +232,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     out = Tensor._make(values)
     if should_record(x):
         record(AdaptiveMaxPool2DBackward0, out, (x,), saved=(x,), indices=indices,
-               input_shape=x._data.shape)
+               input_shape=x._data.shape, distinct=False)
     return (out, Tensor._make(indices)) if return_indices else out
 
 

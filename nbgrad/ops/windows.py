@@ -127,6 +127,13 @@ class Window:
         """The rows and columns of the padded input that the windows reach."""
         return extent(self.out_size, self.kernel, self.stride, self.dilation)
 
+    def disjoint(self):
+        """Whether every window lies inside the input and no two share an element."""
+        return (not any(self.pads[0] + self.pads[1])
+                and all(e <= s for e, s in zip(self.extent(), self.in_size))
+                and all(s >= d * (k - 1) + 1
+                        for s, d, k in zip(self.stride, self.dilation, self.kernel)))
+
     def view(self, array, value=0):
         """The windows of ``array`` (N, C, H, W) padded with ``value``: a view."""
         return windows(padded(array, self.pads, self.extent(), value), self.kernel,
