@@ -188,7 +188,14 @@ class RNNBase(Module):
 
     @property
     def all_weights(self) -> list[list[Parameter]]:
-        """The parameters of each layer and direction, in PyTorch's order."""
+        """The parameters of each layer and direction, in PyTorch's order.
+
+        Returns
+        -------
+        list of list of Parameter
+            Per layer and direction: ``weight_ih``, ``weight_hh`` and, with ``bias``,
+            ``bias_ih``, ``bias_hh``.
+        """
         return [[getattr(self, name) for name in names] for names in self._all_weights]
 
     def reset_parameters(self) -> None:
@@ -204,7 +211,19 @@ class RNNBase(Module):
     def check_input(self, input: Tensor, batch_sizes: None) -> None:
         """Raise PyTorch's error if ``input`` has the wrong dtype, rank or feature size.
 
-        ``batch_sizes`` is PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+        Parameters
+        ----------
+        input : Tensor
+            A batched input, 3-D.
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+
+        Raises
+        ------
+        ValueError
+            The input's dtype is not the weights'.
+        RuntimeError
+            The input is not 3-D, or its last dimension is not ``input_size``.
         """
         weight_dtype = getattr(self, self._flat_weights_names[0]).dtype
         if input.dtype != weight_dtype:
@@ -219,24 +238,58 @@ class RNNBase(Module):
                                f"Expected {self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes: None) -> tuple[int, int, int]:
-        """``(num_layers * num_directions, batch, hidden_size)`` for a batched ``input``."""
+        """The size of the initial hidden state that a batched ``input`` needs.
+
+        Parameters
+        ----------
+        input : Tensor
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+
+        Returns
+        -------
+        tuple of int
+            ``(num_layers * num_directions, batch, hidden_size)``.
+        """
         mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
         return self.num_layers * num_directions, mini_batch, self.hidden_size
 
     def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple[int, int, int],
                           msg: str = "Expected hidden size {}, got {}") -> None:
-        """Raise ``RuntimeError(msg)`` if ``hx`` is not of the expected size."""
+        """Raise ``RuntimeError(msg)`` if ``hx`` is not of the expected size.
+
+        Parameters
+        ----------
+        hx : Tensor
+        expected_hidden_size : tuple of int
+        msg : str
+            The message, formatted with the expected and the actual size.
+        """
         if hx.size() != expected_hidden_size:
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
 
     def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes: None) -> None:
-        """Check a batched ``input`` and its initial hidden state."""
+        """Check a batched ``input`` and its initial hidden state as PyTorch does.
+
+        Parameters
+        ----------
+        input : Tensor
+        hidden : Tensor
+            The initial hidden state, ``(num_layers * num_directions, N, H)``.
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def extra_repr(self) -> str:
-        """The sizes, then each argument that differs from its default (PyTorch's text)."""
+        """The sizes, then each argument that differs from its default (PyTorch's text).
+
+        Returns
+        -------
+        str
+        """
         s = "{input_size}, {hidden_size}"
         if self.proj_size != 0:
             s += ", proj_size={proj_size}"
@@ -341,17 +394,15 @@ def _check_arguments(input_size, hidden_size, num_layers, bias, batch_first, dro
 class RNN(RNNBase):
     """An Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` per layer.
 
+    Calling it with ``input`` and an optional initial state ``hx`` returns
+    ``(output, h_n)`` (see ``forward``).
+
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, device, dtype
         As for :class:`RNNBase`.
     nonlinearity : str
         ``"tanh"`` or ``"relu"``.
-
-    Calling it with ``input`` of shape ``(L, N, H_in)`` (``(N, L, H_in)`` if batch_first,
-    ``(L, H_in)`` unbatched) and an optional ``hx`` of shape
-    ``(num_layers * num_directions, N, H)`` (zeros if omitted) returns ``(output, h_n)``:
-    the last layer's ``h_t`` for every step and the final state of every layer.
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
@@ -367,19 +418,35 @@ class RNN(RNNBase):
                          device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """``(output, h_n)`` for ``input`` starting from ``hx`` (zeros if ``None``)."""
+        """Run the layers over ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(L, N, H_in)``, ``(N, L, H_in)`` if ``batch_first``, or ``(L, H_in)`` unbatched.
+        hx : Tensor, optional
+            The initial state of every layer and direction, ``(num_layers * num_directions, N, H)``
+            (``N`` left out unbatched); zeros when omitted.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            ``output``, the last layer's ``h_t`` for every step (``(L, N, D * H)``
+            laid out as the input), and ``h_n``, the final state of every layer and
+            direction, shaped as ``hx``.
+        """
         return _single_state_forward(self, "RNN", input, hx)
 
 
 class GRU(RNNBase):
     """A gated recurrent unit: gates ``r, z`` and candidate ``n`` per step (see the module).
 
+    Called as :class:`RNN` is: ``gru(input, hx=None)`` returns ``(output, h_n)``.
+
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, device, dtype
         As for :class:`RNNBase`.
-
-    Called as :class:`RNN` is: ``gru(input, hx=None)`` returns ``(output, h_n)``.
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
@@ -389,7 +456,23 @@ class GRU(RNNBase):
                          bidirectional, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """``(output, h_n)`` for ``input`` starting from ``hx`` (zeros if ``None``)."""
+        """Run the layers over ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(L, N, H_in)``, ``(N, L, H_in)`` if ``batch_first``, or ``(L, H_in)`` unbatched.
+        hx : Tensor, optional
+            The initial state of every layer and direction, ``(num_layers * num_directions, N, H)``
+            (``N`` left out unbatched); zeros when omitted.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            ``output``, the last layer's ``h_t`` for every step (``(L, N, D * H)``
+            laid out as the input), and ``h_n``, the final state of every layer and
+            direction, shaped as ``hx``.
+        """
         return _single_state_forward(self, "GRU", input, hx)
 
 
@@ -418,16 +501,15 @@ def _single_state_forward(module, kind, input, hx):
 class LSTM(RNNBase):
     """A long short-term memory layer: gates ``i, f, g, o`` and a cell state ``c`` per step.
 
+    Calling it with ``input`` (shaped as for :class:`RNN`) and an optional pair
+    ``(h_0, c_0)`` returns ``(output, (h_n, c_n))`` (see ``forward``).
+
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, device, dtype
         As for :class:`RNNBase`.
     proj_size : int
         Must be 0 (the default): nbgrad does not implement projections.
-
-    Calling it with ``input`` (shaped as for :class:`RNN`) and an optional pair
-    ``(h_0, c_0)``, each ``(num_layers * num_directions, N, H)``, returns
-    ``(output, (h_n, c_n))``.
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
@@ -438,13 +520,34 @@ class LSTM(RNNBase):
                          bidirectional, proj_size, device=device, dtype=dtype)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes: None) -> tuple[int, int, int]:
-        """The expected size of ``c_0``: that of ``h_0``."""
+        """The expected size of ``c_0``: that of ``h_0``.
+
+        Parameters
+        ----------
+        input : Tensor
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+
+        Returns
+        -------
+        tuple of int
+            ``(num_layers * num_directions, batch, hidden_size)``.
+        """
         return self.get_expected_hidden_size(input, batch_sizes)
 
     # ``hidden`` is the pair (h_0, c_0) here: an override that narrows, as PyTorch's does
     def check_forward_args(self, input: Tensor, hidden: tuple[Tensor, Tensor],  # type: ignore[override]
                            batch_sizes: None) -> None:
-        """Check a batched ``input`` and its initial ``(h_0, c_0)``."""
+        """Check a batched ``input`` and its initial ``(h_0, c_0)`` as PyTorch does.
+
+        Parameters
+        ----------
+        input : Tensor
+        hidden : (Tensor, Tensor)
+            ``(h_0, c_0)``, each ``(num_layers * num_directions, N, H)``.
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")
@@ -453,7 +556,22 @@ class LSTM(RNNBase):
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
                 ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """``(output, (h_n, c_n))`` for ``input`` from ``hx = (h_0, c_0)`` (zeros if ``None``)."""
+        """Run the layers over ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(L, N, H_in)``, ``(N, L, H_in)`` if ``batch_first``, or ``(L, H_in)`` unbatched.
+        hx : (Tensor, Tensor), optional
+            ``(h_0, c_0)``, each ``(num_layers * num_directions, N, H)`` (``N`` left
+            out unbatched); zeros when omitted.
+
+        Returns
+        -------
+        (Tensor, (Tensor, Tensor))
+            ``output``, the last layer's ``h_t`` for every step, and the final
+            ``(h_n, c_n)`` of every layer and direction, shaped as ``hx``.
+        """
         input, is_batched = self._batched("LSTM", input)
         if hx is None:
             zeros = self._zeros(input)
@@ -514,7 +632,12 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def extra_repr(self) -> str:
-        """The sizes, then ``bias`` and ``nonlinearity`` where not the default (PyTorch's text)."""
+        """The sizes, then ``bias`` and ``nonlinearity`` where not the default (PyTorch's text).
+
+        Returns
+        -------
+        str
+        """
         s = "{input_size}, {hidden_size}"
         if "bias" in self.__dict__ and self.bias is not True:
             s += ", bias={bias}"
@@ -569,15 +692,14 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     """One step of an Elman RNN: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
 
+    ``cell(input, hx=None)`` returns ``h'`` (see ``forward``).
+
     Parameters
     ----------
     input_size, hidden_size, bias, device, dtype
         As for :class:`RNNCellBase`.
     nonlinearity : str
         ``"tanh"`` or ``"relu"`` (checked when called, as PyTorch does).
-
-    ``cell(input, hx=None)``: ``input`` ``(N, H_in)`` or ``(H_in,)``, ``hx`` ``(N, H)`` or
-    ``(H,)`` (zeros if omitted); returns ``h'``.
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
@@ -591,7 +713,20 @@ class RNNCell(RNNCellBase):
         return "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        """The next hidden state."""
+        """One step from ``input`` and the state ``hx``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, H_in)``, or ``(H_in,)`` unbatched.
+        hx : Tensor, optional
+            ``(N, H)``, or ``(H,)`` unbatched; zeros when omitted.
+
+        Returns
+        -------
+        Tensor
+            The next hidden state, shaped as ``hx``.
+        """
         input, hx, is_batched = self._batched(input, hx)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
@@ -602,12 +737,12 @@ class RNNCell(RNNCellBase):
 class GRUCell(RNNCellBase):
     """One step of a GRU (see :class:`GRU`).
 
+    ``cell(input, hx=None)`` returns the next hidden state, shaped as for :class:`RNNCell`.
+
     Parameters
     ----------
     input_size, hidden_size, bias, device, dtype
         As for :class:`RNNCellBase`.
-
-    ``cell(input, hx=None)`` returns the next hidden state, shaped as for :class:`RNNCell`.
     """
 
     _mode = "GRU"
@@ -617,7 +752,20 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        """The next hidden state."""
+        """One step from ``input`` and the state ``hx``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, H_in)``, or ``(H_in,)`` unbatched.
+        hx : Tensor, optional
+            ``(N, H)``, or ``(H,)`` unbatched; zeros when omitted.
+
+        Returns
+        -------
+        Tensor
+            The next hidden state, shaped as ``hx``.
+        """
         input, hx, is_batched = self._batched(input, hx)
         h = self._step(input, hx)
         return h if is_batched else h.squeeze(0)
@@ -626,13 +774,13 @@ class GRUCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """One step of an LSTM (see :class:`LSTM`).
 
+    ``cell(input, hx=None)``, ``hx`` being ``(h, c)``, returns the next ``(h', c')``
+    (see ``forward``).
+
     Parameters
     ----------
     input_size, hidden_size, bias, device, dtype
         As for :class:`RNNCellBase`.
-
-    ``cell(input, hx=None)``: ``hx`` is ``(h, c)``, each ``(N, H)`` or ``(H,)`` (zeros if
-    omitted); returns the next ``(h', c')``.
     """
 
     _mode = "LSTM"
@@ -643,7 +791,20 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
                 ) -> tuple[Tensor, Tensor]:
-        """The next ``(h, c)``."""
+        """One step from ``input`` and the state ``hx = (h, c)``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, H_in)``, or ``(H_in,)`` unbatched.
+        hx : (Tensor, Tensor), optional
+            ``(h, c)``, each ``(N, H)``, or ``(H,)`` unbatched; zeros when omitted.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            The next ``(h, c)``, shaped as ``hx``.
+        """
         self._check_rank(input)
         is_batched = input.dim() == 2
         if hx is not None:
