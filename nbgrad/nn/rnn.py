@@ -26,7 +26,9 @@ Where nbgrad differs from PyTorch:
   ``SigmoidBackward0``, ``StackBackward0``, ...). PyTorch composes too on the CPU for
   ``RNN``, ``GRU`` and the cells, and the outputs' ``grad_fn`` agree there; its ``LSTM``
   is one fused node (``MkldnnRnnLayerBackward0``, or cuDNN's on a GPU) and its
-  ``batch_first`` output a ``TransposeBackward1``;
+  ``batch_first`` output a ``TransposeBackward1``. nbgrad's ``LSTM`` layer fuses each
+  step's update after the gates' product into one node (``ThnnFusedLstmCellBackward0``,
+  PyTorch's name for that fused update on CUDA); ``LSTMCell`` composes, as PyTorch's;
 * ``PackedSequence`` inputs and ``LSTM``'s ``proj_size > 0`` are not implemented;
 * the dropout between layers draws from nbgrad's generator, so its masks differ.
 """
@@ -40,8 +42,12 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .. import creation
+from ..autograd.graph import record, should_record
+from ..backend import array_module
 from ..backend import device as Device
+from ..core.node import Node
 from ..dtypes import dtype as DType
+from ..ops.activations import _sigmoid
 from ..ops.shape import cat, stack
 from ..tensor import Tensor
 from . import functional as F
@@ -54,19 +60,20 @@ __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "R
 
 # -- one time step ------------------------------------------------------------------------
 # ``xw`` is the step's input projection (``x W_ih^T`` plus the biases that add outside the
-# gate products); ``F.linear(h, w_hh, xw)`` adds ``h W_hh^T`` to it in one ``addmm``.
-def _tanh_step(xw, h, w_hh, b_hh):
-    return F.linear(h, w_hh, xw).tanh()
+# gate products); ``F.addmm(xw, h, w_hh_t)`` adds ``h W_hh^T`` to it in one product.
+# ``w_hh_t`` is ``W_hh^T``, transposed once per sequence (one node, not one per step).
+def _tanh_step(xw, h, w_hh_t, b_hh):
+    return F.addmm(xw, h, w_hh_t).tanh()
 
 
-def _relu_step(xw, h, w_hh, b_hh):
-    return F.linear(h, w_hh, xw).relu()
+def _relu_step(xw, h, w_hh_t, b_hh):
+    return F.addmm(xw, h, w_hh_t).relu()
 
 
-def _lstm_step(xw, state, w_hh, b_hh):
+def _lstm_step(xw, state, w_hh_t, b_hh):
     h, c = state
     n = h.shape[-1]
-    gates = F.linear(h, w_hh, xw)
+    gates = F.addmm(xw, h, w_hh_t)
     # one sigmoid over all four blocks (cheaper than three): the ``g`` block of it is unused
     s = gates.sigmoid()
     i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
@@ -75,9 +82,81 @@ def _lstm_step(xw, state, w_hh, b_hh):
     return o * c.tanh(), c
 
 
-def _gru_step(xw, h, w_hh, b_hh):
+def _fused_lstm_step(xw, state, w_hh_t, b_hh):
+    """``_lstm_step`` with everything after the gates' product in one node: the LSTM
+    layer's step (PyTorch's is one fused node too; its cell composes, as ``_lstm_step``)."""
+    h, c = state
+    return lstm_cell_update(F.addmm(xw, h, w_hh_t), c)
+
+
+def _activated_gates(gates, n):
+    """The gates' pre-activations ``(N, 4n)`` (an array) activated: a sigmoid over all four
+    blocks (one pass), the ``g`` block then a tanh."""
+    activated = _sigmoid(gates)
+    activated[:, 2 * n:3 * n] = array_module(gates).tanh(gates[:, 2 * n:3 * n])
+    return activated
+
+
+def lstm_cell_update(gates, c):
+    """``(h', c')`` from the gates' pre-activations ``(N, 4H)`` and the cell state ``c``
+    ``(N, H)``: ``c' = f c + i g``, ``h' = o tanh(c')``, as one operation (node
+    ``ThnnFusedLstmCellBackward0``, PyTorch's name for this fused step) instead of eleven."""
+    n = c._data.shape[-1]
+    act = _activated_gates(gates._data, n)
+    i, f, g, o = (act[:, k * n:(k + 1) * n] for k in range(4))
+    c_new = f * c._data + i * g
+    tanh_c = array_module(c_new).tanh(c_new)
+    h_out, c_out = Tensor._make(o * tanh_c), Tensor._make(c_new)
+    if should_record(gates, c):
+        record(ThnnFusedLstmCellBackward0, (h_out, c_out), (gates, c),
+               saved=(gates, c, act, tanh_c))
+    return h_out, c_out
+
+
+class ThnnFusedLstmCellBackward0(Node):
+    """The backward of ``lstm_cell_update``: with ``dc = grad_c + grad_h o (1 - tanh(c')^2)``,
+    the gates' gradient is ``[dc g i(1-i), dc c f(1-f), dc i (1-g^2), grad_h tanh(c') o(1-o)]``
+    and ``c``'s is ``dc f``. ``apply`` recomputes the gates from the saved inputs with
+    differentiable operations (for double backward); ``fast_apply`` uses the saved arrays."""
+
+    __slots__ = ("num_outputs",)  # two: set by ``record``
+
+    def apply(self, grad_h, grad_c):
+        gates, c, _, _ = self.saved_values
+        n = c.shape[-1]
+        i, f, o = (gates[:, k * n:(k + 1) * n].sigmoid() for k in (0, 1, 3))
+        g = gates[:, 2 * n:3 * n].tanh()
+        tanh_c = (f * c + i * g).tanh()
+        dc = 0 if grad_c is None else grad_c
+        if grad_h is not None:
+            dc = dc + grad_h * o * (1 - tanh_c * tanh_c)
+            do = grad_h * tanh_c * o * (1 - o)
+        else:
+            do = o * 0
+        return cat([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g), do],
+                   1), dc * f
+
+    def fast_apply(self, grad_h, grad_c):
+        _, c, act, tanh_c = self.saved_values
+        n = tanh_c.shape[-1]
+        i, f, g, o = (act[:, k * n:(k + 1) * n] for k in range(4))
+        xp = array_module(act)
+        dc = xp.zeros_like(tanh_c) if grad_c is None else grad_c._data.copy()
+        grad_gates = xp.empty_like(act)
+        if grad_h is None:
+            grad_gates[:, 3 * n:] = 0
+        else:
+            dc += grad_h._data * o * (1 - tanh_c * tanh_c)
+            grad_gates[:, 3 * n:] = grad_h._data * tanh_c * o * (1 - o)
+        grad_gates[:, :n] = dc * g * i * (1 - i)
+        grad_gates[:, n:2 * n] = dc * c._data * f * (1 - f)
+        grad_gates[:, 2 * n:3 * n] = dc * i * (1 - g * g)
+        return Tensor._make(grad_gates), Tensor._make(dc * f)
+
+
+def _gru_step(xw, h, w_hh_t, b_hh):
     n = h.shape[-1]
-    hw = F.linear(h, w_hh, b_hh)
+    hw = h.matmul(w_hh_t) if b_hh is None else F.addmm(b_hh, h, w_hh_t)
     rz = (xw[:, :2 * n] + hw[:, :2 * n]).sigmoid()  # r and z in one sigmoid
     r, z = rz[:, :n], rz[:, n:]
     new = (xw[:, 2 * n:] + r * hw[:, 2 * n:]).tanh()
@@ -88,14 +167,15 @@ class _Recurrence(NamedTuple):
     """What one kind of recurrent layer computes."""
 
     gates: int  # blocks of ``hidden_size`` rows in each weight and bias
-    step: Callable  # (xw, state, w_hh, b_hh) -> the next state
+    step: Callable  # (xw, state, w_hh_t, b_hh) -> the next state
     folds_hidden_bias: bool  # b_hh joins b_ih in the input projection
 
 
 _RECURRENCES = {
     "RNN_TANH": _Recurrence(1, _tanh_step, True),
     "RNN_RELU": _Recurrence(1, _relu_step, True),
-    "LSTM": _Recurrence(4, _lstm_step, True),
+    "LSTM": _Recurrence(4, _fused_lstm_step, True),
+    "LSTM_CELL": _Recurrence(4, _lstm_step, True),
     "GRU": _Recurrence(3, _gru_step, False),
 }
 
@@ -344,7 +424,7 @@ class RNNBase(Module):
                 index = layer * num_directions + direction
                 w_ih, w_hh, b_ih, b_hh = (weights[index] + [None, None])[:4]  # None: bias=False
                 steps = _input_projection(recurrence, input, w_ih, b_ih, b_hh).unbind(time_dim)
-                hidden, final = _run_direction(recurrence.step, steps, states[index], w_hh,
+                hidden, final = _run_direction(recurrence.step, steps, states[index], w_hh.t(),
                                                _hidden_bias(recurrence, b_hh), direction == 1)
                 outputs.append(stack(hidden, time_dim))
                 finals.append(final)
@@ -352,12 +432,12 @@ class RNNBase(Module):
         return input, finals
 
 
-def _run_direction(step, steps, state, w_hh, b_hh, reverse):
+def _run_direction(step, steps, state, w_hh_t, b_hh, reverse):
     """The recurrence over the steps' input projections, forwards or from the last step:
     ``(each step's h, in time order; the final state)``."""
     hidden = [None] * len(steps)
     for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
-        state = step(steps[t], state, w_hh, b_hh)
+        state = step(steps[t], state, w_hh_t, b_hh)
         hidden[t] = _hidden(state)
     return hidden, state
 
@@ -665,7 +745,8 @@ class RNNCellBase(Module):
                                    f"expected {self.hidden_size}")
         recurrence = _RECURRENCES[self._mode]
         xw = _input_projection(recurrence, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        return recurrence.step(xw, state, self.weight_hh, _hidden_bias(recurrence, self.bias_hh))
+        return recurrence.step(xw, state, self.weight_hh.t(),
+                               _hidden_bias(recurrence, self.bias_hh))
 
     def _check_rank(self, input):
         if input.dim() not in (1, 2):
@@ -783,7 +864,7 @@ class LSTMCell(RNNCellBase):
         As for :class:`RNNCellBase`.
     """
 
-    _mode = "LSTM"
+    _mode = "LSTM_CELL"
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  device: Device | str | None = None, dtype: DType | None = None) -> None:
