@@ -163,13 +163,14 @@ def build_table(res):
     ])
     i = res["inference"]
     modes = {name: i[name]["inference_mode"] / i[name]["no_grad"] for name in i}
+
+    def both_modes(name):
+        return " / ".join(fmt_time(i[name][mode] / 1e3) for mode in inference.MODES)
+
     rows.append([
-        f"inference: the MLP on one row at a time, {inference.N_ROWS} rows, no_grad / "
-        "inference_mode",
-        "-", (f"{fmt_time(i['torch']['no_grad'] / 1e3)} / "
-              f"{fmt_time(i['torch']['inference_mode'] / 1e3)}") if has_torch else "n/a",
-        f"{fmt_time(i['nbgrad']['no_grad'] / 1e3)} / "
-        f"{fmt_time(i['nbgrad']['inference_mode'] / 1e3)}",
+        f"inference: the MLP on one row at a time, {inference.N_ROWS} rows, "
+        "no_grad / inference_mode",
+        "-", both_modes("torch") if has_torch else "n/a", both_modes("nbgrad"),
         "-", f"inference_mode {fmt_ratio(modes['nbgrad'])} no_grad"
         + (f" (PyTorch {fmt_ratio(modes['torch'])})" if has_torch else ""),
         "inference_mode <= no_grad (3% noise)", verdict(modes["nbgrad"] <= 1.03),

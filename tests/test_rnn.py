@@ -206,7 +206,7 @@ def test_lstm_layer_second_derivatives():
     h0, c0 = (ng.randn(1, 2, 2, dtype=ng.float64, requires_grad=True) for _ in range(2))
 
     def f(x, h0, c0, *weights):
-        out, (h_n, c_n) = layer(x, (h0, c0))
+        out, (_, c_n) = layer(x, (h0, c0))
         return out, c_n
 
     assert gradgradcheck(f, (x, h0, c0, *layer.parameters()))

@@ -20,9 +20,8 @@ A 1-d convolution is the 2-d one with a height of 1.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
+from typing import TYPE_CHECKING
 
 from .. import dtypes
 from ..autograd.graph import record, should_record
