@@ -46,14 +46,17 @@ if torch is not None:
 import cnn  # noqa: E402
 import devices  # noqa: E402
 import graphs  # noqa: E402
+import inference  # noqa: E402
 import memory  # noqa: E402
 import mlp  # noqa: E402
 import overhead  # noqa: E402
 
 FULL = dict(epochs=10, repeats=11, chains=10, chain_repeats=11, depth_repeats=5,
-            million=True, flat_steps=1000, device_steps=10, cnn_repeats=5, cnn_epochs=5)
+            million=True, flat_steps=1000, device_steps=10, cnn_repeats=5, cnn_epochs=5,
+            inference_repeats=11)
 QUICK = dict(epochs=2, repeats=3, chains=3, chain_repeats=3, depth_repeats=1,
-             million=False, flat_steps=200, device_steps=3, cnn_repeats=1, cnn_epochs=2)
+             million=False, flat_steps=200, device_steps=3, cnn_repeats=1, cnn_epochs=2,
+             inference_repeats=3)
 FLAT_TOLERANCE = 32 * 1024  # bytes of growth between step 10 and the last step
 
 
@@ -158,6 +161,20 @@ def build_table(res):
         fmt_ratio(ratio(o.get("torch"), o["numpy"])), fmt_ratio(ratio(o["nbgrad"], o["numpy"])),
         "<= 5 us/op, ahead of PyTorch", verdict(ok),
     ])
+    i = res["inference"]
+    modes = {name: i[name]["inference_mode"] / i[name]["no_grad"] for name in i}
+
+    def both_modes(name):
+        return " / ".join(fmt_time(i[name][mode] / 1e3) for mode in inference.MODES)
+
+    rows.append([
+        f"inference: the MLP on one row at a time, {inference.N_ROWS} rows, "
+        "no_grad / inference_mode",
+        "-", both_modes("torch") if has_torch else "n/a", both_modes("nbgrad"),
+        "-", f"inference_mode {fmt_ratio(modes['nbgrad'])} no_grad"
+        + (f" (PyTorch {fmt_ratio(modes['torch'])})" if has_torch else ""),
+        "inference_mode <= no_grad (3% noise)", verdict(modes["nbgrad"] <= 1.03),
+    ])
     d = res["depth"]
     nb_vs_torch = ratio(d["nbgrad"], d.get("torch"))
     rows.append([
@@ -253,6 +270,8 @@ def main(argv=None):
                                ("nbgrad",) if torch is None else ("torch", "nbgrad"))
     progress("overhead chain")
     res["overhead"] = overhead.overhead(cfg["chains"], cfg["chain_repeats"], interleaved)
+    progress("inference, no_grad and inference_mode")
+    res["inference"] = inference.inference(cfg["inference_repeats"], interleaved)
     progress("depth 10^5")
     engines = {"nbgrad": ng} if torch is None else {"torch": torch, "nbgrad": ng}
     res["depth"], depth_free = graphs.timed(10**5, cfg["depth_repeats"], engines,

@@ -46,6 +46,27 @@ def test_what_is_an_inference_tensor():
     check(program)
 
 
+def test_a_view_of_an_inference_tensor_is_a_plain_inference_tensor():
+    # as in PyTorch: no base, not a view to autograd, never requiring grad (even where
+    # its base does), wherever it is made; its memory is still the base's
+    def program(M):
+        with M.inference_mode():
+            x = M.ones(3)
+            wants_grad = M.ones(3, requires_grad=True)
+            inside = x[:2]
+            of_wants_grad = wants_grad.view(3, 1)
+            inside.mul_(2)  # through the view, into x
+        outside = x.t()
+        with M.no_grad():
+            under_no_grad = x.reshape(3, 1)
+        views = (inside, of_wants_grad, outside, under_no_grad)
+        return ([(v.is_inference(), v._is_view(), v._base is None, v.requires_grad,
+                  v.grad_fn is None) for v in views], x)
+    check(program)
+    check_error(lambda M: _inference_tensor(M)[:1].add_(1),
+                key="Inplace update to inference tensor outside InferenceMode is not allowed.")
+
+
 def test_values_match_and_no_graph():
     def program(M):
         w = leaf(M, [[0.5, -1.0], [2.0, 0.25]])

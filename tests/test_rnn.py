@@ -16,7 +16,7 @@ from parity import check, check_error, check_no_warning, check_warning, grad_of,
 
 import nbgrad as ng
 import nbgrad.nn.utils.rnn  # binds ng.nn.utils.rnn, as importing torch binds its own
-from nbgrad.autograd import gradcheck
+from nbgrad.autograd import gradcheck, gradgradcheck
 
 # name in nn, constructor keywords that select the kind, state tensors per layer
 KINDS = {
@@ -196,6 +196,20 @@ def test_layer_gradcheck(kind):
         return (out, *as_tuple(final))
 
     assert gradcheck(f, (x, *states, *layer.parameters()))
+
+
+def test_lstm_layer_second_derivatives():
+    """The LSTM layer's fused step (``ThnnFusedLstmCellBackward0``) differentiates twice."""
+    ng.manual_seed(2)
+    layer = ng.nn.LSTM(2, 2, dtype=ng.float64)
+    x = ng.randn(3, 2, 2, dtype=ng.float64, requires_grad=True)
+    h0, c0 = (ng.randn(1, 2, 2, dtype=ng.float64, requires_grad=True) for _ in range(2))
+
+    def f(x, h0, c0, *weights):
+        out, (_, c_n) = layer(x, (h0, c0))
+        return out, c_n
+
+    assert gradgradcheck(f, (x, h0, c0, *layer.parameters()))
 
 
 @pytest.mark.parametrize("kind", CELLS)

@@ -26,7 +26,9 @@ Where nbgrad differs from PyTorch:
   ``SigmoidBackward0``, ``StackBackward0``, ...). PyTorch composes too on the CPU for
   ``RNN``, ``GRU`` and the cells, and the outputs' ``grad_fn`` agree there; its ``LSTM``
   is one fused node (``MkldnnRnnLayerBackward0``, or cuDNN's on a GPU) and its
-  ``batch_first`` output a ``TransposeBackward1``;
+  ``batch_first`` output a ``TransposeBackward1``. nbgrad's ``LSTM`` layer fuses each
+  step's update after the gates' product into one node (``ThnnFusedLstmCellBackward0``,
+  PyTorch's name for that fused update on CUDA); ``LSTMCell`` composes, as PyTorch's;
 * ``PackedSequence`` inputs and ``LSTM``'s ``proj_size > 0`` are not implemented;
 * the dropout between layers draws from nbgrad's generator, so its masks differ.
 """
@@ -40,8 +42,12 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .. import creation
+from ..autograd.graph import record, should_record
+from ..backend import array_module
 from ..backend import device as Device
+from ..core.node import Node
 from ..dtypes import dtype as DType
+from ..ops.activations import _sigmoid
 from ..ops.shape import cat, stack
 from ..tensor import Tensor
 from . import functional as F
@@ -54,19 +60,20 @@ __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "R
 
 # -- one time step ------------------------------------------------------------------------
 # ``xw`` is the step's input projection (``x W_ih^T`` plus the biases that add outside the
-# gate products); ``F.linear(h, w_hh, xw)`` adds ``h W_hh^T`` to it in one ``addmm``.
-def _tanh_step(xw, h, w_hh, b_hh):
-    return F.linear(h, w_hh, xw).tanh()
+# gate products); ``F.addmm(xw, h, w_hh_t)`` adds ``h W_hh^T`` to it in one product.
+# ``w_hh_t`` is ``W_hh^T``, transposed once per sequence (one node, not one per step).
+def _tanh_step(xw, h, w_hh_t, b_hh):
+    return F.addmm(xw, h, w_hh_t).tanh()
 
 
-def _relu_step(xw, h, w_hh, b_hh):
-    return F.linear(h, w_hh, xw).relu()
+def _relu_step(xw, h, w_hh_t, b_hh):
+    return F.addmm(xw, h, w_hh_t).relu()
 
 
-def _lstm_step(xw, state, w_hh, b_hh):
+def _lstm_step(xw, state, w_hh_t, b_hh):
     h, c = state
     n = h.shape[-1]
-    gates = F.linear(h, w_hh, xw)
+    gates = F.addmm(xw, h, w_hh_t)
     # one sigmoid over all four blocks (cheaper than three): the ``g`` block of it is unused
     s = gates.sigmoid()
     i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
@@ -75,9 +82,81 @@ def _lstm_step(xw, state, w_hh, b_hh):
     return o * c.tanh(), c
 
 
-def _gru_step(xw, h, w_hh, b_hh):
+def _fused_lstm_step(xw, state, w_hh_t, b_hh):
+    """``_lstm_step`` with everything after the gates' product in one node: the LSTM
+    layer's step (PyTorch's is one fused node too; its cell composes, as ``_lstm_step``)."""
+    h, c = state
+    return lstm_cell_update(F.addmm(xw, h, w_hh_t), c)
+
+
+def _activated_gates(gates, n):
+    """The gates' pre-activations ``(N, 4n)`` (an array) activated: a sigmoid over all four
+    blocks (one pass), the ``g`` block then a tanh."""
+    activated = _sigmoid(gates)
+    activated[:, 2 * n:3 * n] = array_module(gates).tanh(gates[:, 2 * n:3 * n])
+    return activated
+
+
+def lstm_cell_update(gates, c):
+    """``(h', c')`` from the gates' pre-activations ``(N, 4H)`` and the cell state ``c``
+    ``(N, H)``: ``c' = f c + i g``, ``h' = o tanh(c')``, as one operation (node
+    ``ThnnFusedLstmCellBackward0``, PyTorch's name for this fused step) instead of eleven."""
+    n = c._data.shape[-1]
+    act = _activated_gates(gates._data, n)
+    i, f, g, o = (act[:, k * n:(k + 1) * n] for k in range(4))
+    c_new = f * c._data + i * g
+    tanh_c = array_module(c_new).tanh(c_new)
+    h_out, c_out = Tensor._make(o * tanh_c), Tensor._make(c_new)
+    if should_record(gates, c):
+        record(ThnnFusedLstmCellBackward0, (h_out, c_out), (gates, c),
+               saved=(gates, c, act, tanh_c))
+    return h_out, c_out
+
+
+class ThnnFusedLstmCellBackward0(Node):
+    """The backward of ``lstm_cell_update``: with ``dc = grad_c + grad_h o (1 - tanh(c')^2)``,
+    the gates' gradient is ``[dc g i(1-i), dc c f(1-f), dc i (1-g^2), grad_h tanh(c') o(1-o)]``
+    and ``c``'s is ``dc f``. ``apply`` recomputes the gates from the saved inputs with
+    differentiable operations (for double backward); ``fast_apply`` uses the saved arrays."""
+
+    __slots__ = ("num_outputs",)  # two: set by ``record``
+
+    def apply(self, grad_h, grad_c):
+        gates, c, _, _ = self.saved_values
+        n = c.shape[-1]
+        i, f, o = (gates[:, k * n:(k + 1) * n].sigmoid() for k in (0, 1, 3))
+        g = gates[:, 2 * n:3 * n].tanh()
+        tanh_c = (f * c + i * g).tanh()
+        dc = 0 if grad_c is None else grad_c
+        if grad_h is not None:
+            dc = dc + grad_h * o * (1 - tanh_c * tanh_c)
+            do = grad_h * tanh_c * o * (1 - o)
+        else:
+            do = o * 0
+        return cat([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g), do],
+                   1), dc * f
+
+    def fast_apply(self, grad_h, grad_c):
+        _, c, act, tanh_c = self.saved_values
+        n = tanh_c.shape[-1]
+        i, f, g, o = (act[:, k * n:(k + 1) * n] for k in range(4))
+        xp = array_module(act)
+        dc = xp.zeros_like(tanh_c) if grad_c is None else grad_c._data.copy()
+        grad_gates = xp.empty_like(act)
+        if grad_h is None:
+            grad_gates[:, 3 * n:] = 0
+        else:
+            dc += grad_h._data * o * (1 - tanh_c * tanh_c)
+            grad_gates[:, 3 * n:] = grad_h._data * tanh_c * o * (1 - o)
+        grad_gates[:, :n] = dc * g * i * (1 - i)
+        grad_gates[:, n:2 * n] = dc * c._data * f * (1 - f)
+        grad_gates[:, 2 * n:3 * n] = dc * i * (1 - g * g)
+        return Tensor._make(grad_gates), Tensor._make(dc * f)
+
+
+def _gru_step(xw, h, w_hh_t, b_hh):
     n = h.shape[-1]
-    hw = F.linear(h, w_hh, b_hh)
+    hw = h.matmul(w_hh_t) if b_hh is None else F.addmm(b_hh, h, w_hh_t)
     rz = (xw[:, :2 * n] + hw[:, :2 * n]).sigmoid()  # r and z in one sigmoid
     r, z = rz[:, :n], rz[:, n:]
     new = (xw[:, 2 * n:] + r * hw[:, 2 * n:]).tanh()
@@ -88,14 +167,15 @@ class _Recurrence(NamedTuple):
     """What one kind of recurrent layer computes."""
 
     gates: int  # blocks of ``hidden_size`` rows in each weight and bias
-    step: Callable  # (xw, state, w_hh, b_hh) -> the next state
+    step: Callable  # (xw, state, w_hh_t, b_hh) -> the next state
     folds_hidden_bias: bool  # b_hh joins b_ih in the input projection
 
 
 _RECURRENCES = {
     "RNN_TANH": _Recurrence(1, _tanh_step, True),
     "RNN_RELU": _Recurrence(1, _relu_step, True),
-    "LSTM": _Recurrence(4, _lstm_step, True),
+    "LSTM": _Recurrence(4, _fused_lstm_step, True),
+    "LSTM_CELL": _Recurrence(4, _lstm_step, True),
     "GRU": _Recurrence(3, _gru_step, False),
 }
 
@@ -188,7 +268,14 @@ class RNNBase(Module):
 
     @property
     def all_weights(self) -> list[list[Parameter]]:
-        """The parameters of each layer and direction, in PyTorch's order."""
+        """The parameters of each layer and direction, in PyTorch's order.
+
+        Returns
+        -------
+        list of list of Parameter
+            Per layer and direction: ``weight_ih``, ``weight_hh`` and, with ``bias``,
+            ``bias_ih``, ``bias_hh``.
+        """
         return [[getattr(self, name) for name in names] for names in self._all_weights]
 
     def reset_parameters(self) -> None:
@@ -204,7 +291,19 @@ class RNNBase(Module):
     def check_input(self, input: Tensor, batch_sizes: None) -> None:
         """Raise PyTorch's error if ``input`` has the wrong dtype, rank or feature size.
 
-        ``batch_sizes`` is PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+        Parameters
+        ----------
+        input : Tensor
+            A batched input, 3-D.
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+
+        Raises
+        ------
+        ValueError
+            The input's dtype is not the weights'.
+        RuntimeError
+            The input is not 3-D, or its last dimension is not ``input_size``.
         """
         weight_dtype = getattr(self, self._flat_weights_names[0]).dtype
         if input.dtype != weight_dtype:
@@ -219,24 +318,58 @@ class RNNBase(Module):
                                f"Expected {self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes: None) -> tuple[int, int, int]:
-        """``(num_layers * num_directions, batch, hidden_size)`` for a batched ``input``."""
+        """The size of the initial hidden state that a batched ``input`` needs.
+
+        Parameters
+        ----------
+        input : Tensor
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+
+        Returns
+        -------
+        tuple of int
+            ``(num_layers * num_directions, batch, hidden_size)``.
+        """
         mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
         return self.num_layers * num_directions, mini_batch, self.hidden_size
 
     def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple[int, int, int],
                           msg: str = "Expected hidden size {}, got {}") -> None:
-        """Raise ``RuntimeError(msg)`` if ``hx`` is not of the expected size."""
+        """Raise ``RuntimeError(msg)`` if ``hx`` is not of the expected size.
+
+        Parameters
+        ----------
+        hx : Tensor
+        expected_hidden_size : tuple of int
+        msg : str
+            The message, formatted with the expected and the actual size.
+        """
         if hx.size() != expected_hidden_size:
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
 
     def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes: None) -> None:
-        """Check a batched ``input`` and its initial hidden state."""
+        """Check a batched ``input`` and its initial hidden state as PyTorch does.
+
+        Parameters
+        ----------
+        input : Tensor
+        hidden : Tensor
+            The initial hidden state, ``(num_layers * num_directions, N, H)``.
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def extra_repr(self) -> str:
-        """The sizes, then each argument that differs from its default (PyTorch's text)."""
+        """The sizes, then each argument that differs from its default (PyTorch's text).
+
+        Returns
+        -------
+        str
+        """
         s = "{input_size}, {hidden_size}"
         if self.proj_size != 0:
             s += ", proj_size={proj_size}"
@@ -291,7 +424,7 @@ class RNNBase(Module):
                 index = layer * num_directions + direction
                 w_ih, w_hh, b_ih, b_hh = (weights[index] + [None, None])[:4]  # None: bias=False
                 steps = _input_projection(recurrence, input, w_ih, b_ih, b_hh).unbind(time_dim)
-                hidden, final = _run_direction(recurrence.step, steps, states[index], w_hh,
+                hidden, final = _run_direction(recurrence.step, steps, states[index], w_hh.t(),
                                                _hidden_bias(recurrence, b_hh), direction == 1)
                 outputs.append(stack(hidden, time_dim))
                 finals.append(final)
@@ -299,12 +432,12 @@ class RNNBase(Module):
         return input, finals
 
 
-def _run_direction(step, steps, state, w_hh, b_hh, reverse):
+def _run_direction(step, steps, state, w_hh_t, b_hh, reverse):
     """The recurrence over the steps' input projections, forwards or from the last step:
     ``(each step's h, in time order; the final state)``."""
     hidden = [None] * len(steps)
     for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
-        state = step(steps[t], state, w_hh, b_hh)
+        state = step(steps[t], state, w_hh_t, b_hh)
         hidden[t] = _hidden(state)
     return hidden, state
 
@@ -341,17 +474,15 @@ def _check_arguments(input_size, hidden_size, num_layers, bias, batch_first, dro
 class RNN(RNNBase):
     """An Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` per layer.
 
+    Calling it with ``input`` and an optional initial state ``hx`` returns
+    ``(output, h_n)`` (see ``forward``).
+
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, device, dtype
         As for :class:`RNNBase`.
     nonlinearity : str
         ``"tanh"`` or ``"relu"``.
-
-    Calling it with ``input`` of shape ``(L, N, H_in)`` (``(N, L, H_in)`` if batch_first,
-    ``(L, H_in)`` unbatched) and an optional ``hx`` of shape
-    ``(num_layers * num_directions, N, H)`` (zeros if omitted) returns ``(output, h_n)``:
-    the last layer's ``h_t`` for every step and the final state of every layer.
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
@@ -367,19 +498,35 @@ class RNN(RNNBase):
                          device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """``(output, h_n)`` for ``input`` starting from ``hx`` (zeros if ``None``)."""
+        """Run the layers over ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(L, N, H_in)``, ``(N, L, H_in)`` if ``batch_first``, or ``(L, H_in)`` unbatched.
+        hx : Tensor, optional
+            The initial state of every layer and direction, ``(num_layers * num_directions, N, H)``
+            (``N`` left out unbatched); zeros when omitted.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            ``output``, the last layer's ``h_t`` for every step (``(L, N, D * H)``
+            laid out as the input), and ``h_n``, the final state of every layer and
+            direction, shaped as ``hx``.
+        """
         return _single_state_forward(self, "RNN", input, hx)
 
 
 class GRU(RNNBase):
     """A gated recurrent unit: gates ``r, z`` and candidate ``n`` per step (see the module).
 
+    Called as :class:`RNN` is: ``gru(input, hx=None)`` returns ``(output, h_n)``.
+
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, device, dtype
         As for :class:`RNNBase`.
-
-    Called as :class:`RNN` is: ``gru(input, hx=None)`` returns ``(output, h_n)``.
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
@@ -389,7 +536,23 @@ class GRU(RNNBase):
                          bidirectional, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """``(output, h_n)`` for ``input`` starting from ``hx`` (zeros if ``None``)."""
+        """Run the layers over ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(L, N, H_in)``, ``(N, L, H_in)`` if ``batch_first``, or ``(L, H_in)`` unbatched.
+        hx : Tensor, optional
+            The initial state of every layer and direction, ``(num_layers * num_directions, N, H)``
+            (``N`` left out unbatched); zeros when omitted.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            ``output``, the last layer's ``h_t`` for every step (``(L, N, D * H)``
+            laid out as the input), and ``h_n``, the final state of every layer and
+            direction, shaped as ``hx``.
+        """
         return _single_state_forward(self, "GRU", input, hx)
 
 
@@ -418,16 +581,15 @@ def _single_state_forward(module, kind, input, hx):
 class LSTM(RNNBase):
     """A long short-term memory layer: gates ``i, f, g, o`` and a cell state ``c`` per step.
 
+    Calling it with ``input`` (shaped as for :class:`RNN`) and an optional pair
+    ``(h_0, c_0)`` returns ``(output, (h_n, c_n))`` (see ``forward``).
+
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, device, dtype
         As for :class:`RNNBase`.
     proj_size : int
         Must be 0 (the default): nbgrad does not implement projections.
-
-    Calling it with ``input`` (shaped as for :class:`RNN`) and an optional pair
-    ``(h_0, c_0)``, each ``(num_layers * num_directions, N, H)``, returns
-    ``(output, (h_n, c_n))``.
     """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
@@ -438,13 +600,34 @@ class LSTM(RNNBase):
                          bidirectional, proj_size, device=device, dtype=dtype)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes: None) -> tuple[int, int, int]:
-        """The expected size of ``c_0``: that of ``h_0``."""
+        """The expected size of ``c_0``: that of ``h_0``.
+
+        Parameters
+        ----------
+        input : Tensor
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+
+        Returns
+        -------
+        tuple of int
+            ``(num_layers * num_directions, batch, hidden_size)``.
+        """
         return self.get_expected_hidden_size(input, batch_sizes)
 
     # ``hidden`` is the pair (h_0, c_0) here: an override that narrows, as PyTorch's does
     def check_forward_args(self, input: Tensor, hidden: tuple[Tensor, Tensor],  # type: ignore[override]
                            batch_sizes: None) -> None:
-        """Check a batched ``input`` and its initial ``(h_0, c_0)``."""
+        """Check a batched ``input`` and its initial ``(h_0, c_0)`` as PyTorch does.
+
+        Parameters
+        ----------
+        input : Tensor
+        hidden : (Tensor, Tensor)
+            ``(h_0, c_0)``, each ``(num_layers * num_directions, N, H)``.
+        batch_sizes : None
+            PyTorch's ``PackedSequence`` argument; nbgrad passes ``None``.
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")
@@ -453,7 +636,22 @@ class LSTM(RNNBase):
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
                 ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """``(output, (h_n, c_n))`` for ``input`` from ``hx = (h_0, c_0)`` (zeros if ``None``)."""
+        """Run the layers over ``input``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(L, N, H_in)``, ``(N, L, H_in)`` if ``batch_first``, or ``(L, H_in)`` unbatched.
+        hx : (Tensor, Tensor), optional
+            ``(h_0, c_0)``, each ``(num_layers * num_directions, N, H)`` (``N`` left
+            out unbatched); zeros when omitted.
+
+        Returns
+        -------
+        (Tensor, (Tensor, Tensor))
+            ``output``, the last layer's ``h_t`` for every step, and the final
+            ``(h_n, c_n)`` of every layer and direction, shaped as ``hx``.
+        """
         input, is_batched = self._batched("LSTM", input)
         if hx is None:
             zeros = self._zeros(input)
@@ -514,7 +712,12 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def extra_repr(self) -> str:
-        """The sizes, then ``bias`` and ``nonlinearity`` where not the default (PyTorch's text)."""
+        """The sizes, then ``bias`` and ``nonlinearity`` where not the default (PyTorch's text).
+
+        Returns
+        -------
+        str
+        """
         s = "{input_size}, {hidden_size}"
         if "bias" in self.__dict__ and self.bias is not True:
             s += ", bias={bias}"
@@ -542,7 +745,8 @@ class RNNCellBase(Module):
                                    f"expected {self.hidden_size}")
         recurrence = _RECURRENCES[self._mode]
         xw = _input_projection(recurrence, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        return recurrence.step(xw, state, self.weight_hh, _hidden_bias(recurrence, self.bias_hh))
+        return recurrence.step(xw, state, self.weight_hh.t(),
+                               _hidden_bias(recurrence, self.bias_hh))
 
     def _check_rank(self, input):
         if input.dim() not in (1, 2):
@@ -569,15 +773,14 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     """One step of an Elman RNN: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
 
+    ``cell(input, hx=None)`` returns ``h'`` (see ``forward``).
+
     Parameters
     ----------
     input_size, hidden_size, bias, device, dtype
         As for :class:`RNNCellBase`.
     nonlinearity : str
         ``"tanh"`` or ``"relu"`` (checked when called, as PyTorch does).
-
-    ``cell(input, hx=None)``: ``input`` ``(N, H_in)`` or ``(H_in,)``, ``hx`` ``(N, H)`` or
-    ``(H,)`` (zeros if omitted); returns ``h'``.
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
@@ -591,7 +794,20 @@ class RNNCell(RNNCellBase):
         return "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        """The next hidden state."""
+        """One step from ``input`` and the state ``hx``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, H_in)``, or ``(H_in,)`` unbatched.
+        hx : Tensor, optional
+            ``(N, H)``, or ``(H,)`` unbatched; zeros when omitted.
+
+        Returns
+        -------
+        Tensor
+            The next hidden state, shaped as ``hx``.
+        """
         input, hx, is_batched = self._batched(input, hx)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
@@ -602,12 +818,12 @@ class RNNCell(RNNCellBase):
 class GRUCell(RNNCellBase):
     """One step of a GRU (see :class:`GRU`).
 
+    ``cell(input, hx=None)`` returns the next hidden state, shaped as for :class:`RNNCell`.
+
     Parameters
     ----------
     input_size, hidden_size, bias, device, dtype
         As for :class:`RNNCellBase`.
-
-    ``cell(input, hx=None)`` returns the next hidden state, shaped as for :class:`RNNCell`.
     """
 
     _mode = "GRU"
@@ -617,7 +833,20 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        """The next hidden state."""
+        """One step from ``input`` and the state ``hx``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, H_in)``, or ``(H_in,)`` unbatched.
+        hx : Tensor, optional
+            ``(N, H)``, or ``(H,)`` unbatched; zeros when omitted.
+
+        Returns
+        -------
+        Tensor
+            The next hidden state, shaped as ``hx``.
+        """
         input, hx, is_batched = self._batched(input, hx)
         h = self._step(input, hx)
         return h if is_batched else h.squeeze(0)
@@ -626,16 +855,16 @@ class GRUCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """One step of an LSTM (see :class:`LSTM`).
 
+    ``cell(input, hx=None)``, ``hx`` being ``(h, c)``, returns the next ``(h', c')``
+    (see ``forward``).
+
     Parameters
     ----------
     input_size, hidden_size, bias, device, dtype
         As for :class:`RNNCellBase`.
-
-    ``cell(input, hx=None)``: ``hx`` is ``(h, c)``, each ``(N, H)`` or ``(H,)`` (zeros if
-    omitted); returns the next ``(h', c')``.
     """
 
-    _mode = "LSTM"
+    _mode = "LSTM_CELL"
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  device: Device | str | None = None, dtype: DType | None = None) -> None:
@@ -643,7 +872,20 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
                 ) -> tuple[Tensor, Tensor]:
-        """The next ``(h, c)``."""
+        """One step from ``input`` and the state ``hx = (h, c)``.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(N, H_in)``, or ``(H_in,)`` unbatched.
+        hx : (Tensor, Tensor), optional
+            ``(h, c)``, each ``(N, H)``, or ``(H,)`` unbatched; zeros when omitted.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            The next ``(h, c)``, shaped as ``hx``.
+        """
         self._check_rank(input)
         is_batched = input.dim() == 2
         if hx is not None:

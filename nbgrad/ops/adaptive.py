@@ -15,6 +15,8 @@ windows of varying size that may overlap.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes
@@ -25,6 +27,9 @@ from ..tensor import Tensor
 from .declare import op
 from .operands import tensor_operand
 from .pooling import GatherAtIndices, MaxPool2DWithIndicesBackward0, window_argmax
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
            "adaptive_max_pool2d"]
@@ -107,7 +112,7 @@ class AdaptiveAvgPool2DBackward0(Node):
 
 
 @op(AdaptiveAvgPool2DBackward0, export=False, method=False, functional=True)
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
     """The mean over windows chosen to give ``output_size`` (PyTorch's adaptive windows).
 
     Parameters
@@ -142,7 +147,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 
 
 @op(method=False, functional=True)
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tensor:
     """The mean over adaptive windows of a batch of sequences: ``adaptive_avg_pool2d`` on a
     height of 1.
 
@@ -200,7 +205,8 @@ AdaptiveMaxPool2DBackward0.double_backward = AdaptiveMaxPool2DBackwardBackward0
 
 @op(AdaptiveMaxPool2DBackward0, AdaptiveMaxPool2DBackwardBackward0, export=False,
     method=False, functional=True)
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | None],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The maximum over windows chosen to give ``output_size`` (PyTorch's adaptive windows).
 
     Parameters
@@ -226,12 +232,13 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     out = Tensor._make(values)
     if should_record(x):
         record(AdaptiveMaxPool2DBackward0, out, (x,), saved=(x,), indices=indices,
-               input_shape=x._data.shape)
+               input_shape=x._data.shape, distinct=False)
     return (out, Tensor._make(indices)) if return_indices else out
 
 
 @op(method=False, functional=True)
-def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The maximum over adaptive windows of a batch of sequences:
     ``adaptive_max_pool2d`` on a height of 1.
 

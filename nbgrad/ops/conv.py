@@ -21,6 +21,7 @@ A 1-d convolution is the 2-d one with a height of 1.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from .. import dtypes
 from ..autograd.graph import record, should_record
@@ -30,7 +31,10 @@ from ..tensor import Tensor
 from .declare import op
 from .elementwise import check_dtype
 from .operands import same_device
-from .windows import Window, columns_batch_last, fold_batch_last
+from .windows import Window, batch_last, columns_batch_last, fold_batch_last
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["conv1d", "conv2d", "fold", "unfold"]
 
@@ -122,7 +126,8 @@ class Im2ColBackward0(Node):
 
 
 @op(Im2ColBackward0, export=False, method=False, functional=True)
-def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+def unfold(input: Tensor, kernel_size: int | Sequence[int], dilation: int | Sequence[int] = 1,
+           padding: int | Sequence[int] = 0, stride: int | Sequence[int] = 1) -> Tensor:
     """Every sliding window of a batch of images copied into a column (im2col).
 
     Parameters
@@ -164,7 +169,8 @@ class Col2ImBackward0(Node):
 
 
 @op(Col2ImBackward0, export=False, method=False, functional=True)
-def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+def fold(input: Tensor, output_size: int | Sequence[int], kernel_size: int | Sequence[int], dilation: int | Sequence[int] = 1,
+         padding: int | Sequence[int] = 0, stride: int | Sequence[int] = 1) -> Tensor:
     """Columns of sliding windows summed back into images (col2im), ``unfold``'s adjoint.
 
     Parameters
@@ -378,9 +384,7 @@ class ConvolutionBackward0(Node):
         o, cg = self.weight_shape[:2]
         n, taps = grad._data.shape[0], math.prod(window.kernel)
         positions = math.prod(window.out_size) * n
-        g = grad._data.reshape(n, o, positions // max(n, 1)).transpose(1, 2, 0)
-        g = xp.ascontiguousarray(g)
-        g = g.reshape(groups, o // groups, positions)
+        g = batch_last(grad._data).reshape(groups, o // groups, positions)
         grad_input = grad_weight = grad_bias = None
         if x_fn is not None:
             back = xp.matmul(_weight_batch_last(w._data, groups).transpose(0, 2, 1), g)
@@ -400,8 +404,9 @@ class ConvolutionBackward0(Node):
 
 
 @op(ConvolutionBackward0, method=False, functional=True)
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-           dilation=1, groups: int = 1) -> Tensor:
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+           stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+           dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
     """A 2-d convolution (PyTorch's, a cross-correlation) of a batch of images.
 
     Parameters
@@ -430,8 +435,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 
 @op(method=False, functional=True)
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-           dilation=1, groups: int = 1) -> Tensor:
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+           stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+           dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
     """A 1-d convolution of a batch of sequences: ``conv2d`` with a height of 1.
 
     Parameters

@@ -27,7 +27,7 @@ import numpy as np
 from ..autograd.graph import next_edges, record, should_record
 from ..backend import array_module
 from ..core.grad_mode import grad_mode
-from ..core.node import Node, attach
+from ..core.node import INFERENCE_COUNTER, Node, attach
 from ..tensor import NO_GRAD_MODE, Tensor
 
 
@@ -39,6 +39,10 @@ def make_view(x, data, node_cls=None, creation=None, **attributes):
     one node for all of them. ``creation`` is how the view was made, if not plainly.
     """
     vc = x._counter()
+    if vc is INFERENCE_COUNTER:
+        # A view of an inference tensor is a plain inference tensor, as in PyTorch: no
+        # base, no view bookkeeping, never requires grad (it can never join a graph).
+        return Tensor._make(data, vc)
     out = Tensor._make(data, vc)
     out._grad_fn_version = vc[0]
     base = x._base
