@@ -109,6 +109,11 @@ def fork_rng(devices: object = None, enabled: bool = True, device_type: str = "c
         so there is nothing more to save.
     enabled : bool
         ``False`` makes the context do nothing.
+
+    Yields
+    ------
+    None
+        The body of the ``with`` block runs here.
     """
     if not enabled:
         yield
