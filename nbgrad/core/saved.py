@@ -324,6 +324,8 @@ class PackedSaved:
         return (ref() if ref is not None and self.requires_grad else None), 0
 
     def unpack(self, node):
+        """What backward uses: ``unpack_hook``'s tensor, as a new tensor joined to the
+        graph where the saved one was (``node`` is the node that saved it)."""
         data = self.unpack_hook(self.packed)
         if not hasattr(data, "_data"):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
