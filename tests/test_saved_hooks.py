@@ -254,6 +254,36 @@ def test_unpacked_saved_tensors_are_new_and_joined_where_the_originals_were():
     check(program)
 
 
+def test_custom_function_saved_tensors_are_rejoined():
+    """``save_for_backward`` of an input and of an output, packed by a detaching hook:
+    ``ctx.saved_tensors`` are joined to the graph again (the output to the Function's own
+    node), so the Function's gradient can be differentiated again."""
+    def program(M):
+        class Square(M.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x * x
+                ctx.save_for_backward(x, y)
+                return y
+
+            @staticmethod
+            def backward(ctx, grad):
+                x, y = ctx.saved_tensors
+                seen.append((x.requires_grad, x.is_leaf, y.requires_grad, y.grad_fn is node))
+                return 2 * x * grad
+
+        seen = []
+        x = leaf(M, [1.0, 2.0])
+        with M.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda p: p):
+            y = Square.apply(x)
+        node = y.grad_fn
+        (g,) = M.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = M.autograd.grad(g.sum(), x)
+        return g, h, seen
+
+    check(program)
+
+
 def test_unpacked_leaf_accumulates_into_the_leaf():
     def program(M):
         x = leaf(M, [1.0, 2.0, 3.0])
