@@ -34,7 +34,9 @@ def test_toggling_the_fix_turns_the_rnn_error_into_a_gradient():
     assert not widget.axes[1].patches
     broken_graph = widget.data["graph"]
     assert broken_graph.count("TanhBackward0") == 2  # step 2's graph reaches into step 1's
-    assert "saved tensors freed by backward" in broken_graph
+    # drawn before step 2's backward: step 1's Tanh and Mul were freed, step 2's not yet
+    assert broken_graph.count("saved tensors freed by backward") == 2
+    assert "saved output (2,), version 0 (now 0)" in broken_graph
 
     widget.controls["fix"].value = True
     assert widget.data["error"] is None

@@ -44,6 +44,9 @@ class Run:
     error : str or None
         ``"RuntimeError: <first line>"`` when backward raised, or what went wrong when
         the gradient the program reads is missing (a ``.grad`` that is None).
+    view : GraphView or None
+        The graph as the program drew it itself (before the backward that failed); by
+        default the widget draws ``roots`` after the program ran.
     """
 
     roots: tuple
@@ -51,6 +54,7 @@ class Run:
     grads: dict = field(default_factory=dict)
     expected: dict = field(default_factory=dict)
     error: str | None = None
+    view: Any = None
 
 
 def _attempt(run, step):
@@ -90,6 +94,8 @@ def rnn_hidden_state(x, fix):
         h = (W * h + inputs).tanh()
         loss = h.sum()
         run.roots, run.names["h"], run.names["loss"] = (loss,), h, loss
+        if not fix:  # drawn before backward: step 1's freed nodes under step 2's graph
+            run.view = draw(loss, names=dict(run.names))
         _attempt(run, loss.backward)
         if run.error:
             break
@@ -241,7 +247,7 @@ class DebuggingExplorer(GradientWidget):
 
     def draw(self, program, fix, x):
         run = PROGRAMS[program](x, fix)
-        view = draw(*run.roots, names=run.names)
+        view = run.view or draw(*run.roots, names=run.names)
         image = graph_image(view)
         self.data: dict[str, Any] = {"program": program, "fix": fix, "x": x,
                                      "error": run.error, "grads": run.grads,
