@@ -32,6 +32,11 @@ def test_toggling_the_fix_turns_the_rnn_error_into_a_gradient():
     assert "Trying to backward through the graph a second time" in error_text(widget)
     assert widget.axes[1].get_title() == "backward raised"
     assert not widget.axes[1].patches
+    png = widget.png()
+    widget.controls["x"].value = 1.0  # the same error, but the figure says which x
+    assert widget.data["error"].startswith("RuntimeError: Trying to backward")
+    assert widget.png() != png
+    widget.controls["x"].value = 0.5
     broken_graph = widget.data["graph"]
     assert broken_graph.count("TanhBackward0") == 2  # step 2's graph reaches into step 1's
     # drawn before step 2's backward: step 1's Tanh and Mul were freed, step 2's not yet
@@ -50,7 +55,11 @@ def test_toggling_the_fix_turns_the_rnn_error_into_a_gradient():
     assert widget.data["graph"].count("TanhBackward0") == 1  # detached: one step deep
     assert widget.data["image"].shape[2] in (3, 4)  # the PNG, as an image
 
+    png = widget.png()
     widget.controls["x"].value = -1.0  # the slider redraws too
+    assert widget.data["suptitle"] == f"{RNN}: fix applied, x = -1.00"
+    assert widget.figure.get_suptitle() == widget.data["suptitle"]
+    assert widget.png() != png
     h2 = np.tanh(-1.0 * h1 + [0.5, -1.0])
     assert bars(widget) == pytest.approx([float(((1 - h2 ** 2) * h1).sum())], rel=1e-6)
 

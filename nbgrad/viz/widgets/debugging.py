@@ -257,6 +257,9 @@ class DebuggingExplorer(GradientWidget):
         left.imshow(image)
         left.set_axis_off()
         left.set_title("the graph it built (nbgrad.viz.draw)", fontsize=10)
+        state = "fix applied" if fix else "broken"
+        self.figure.suptitle(f"{program}: {state}, x = {x:.2f}", fontsize=10)
+        self.data["suptitle"] = f"{program}: {state}, x = {x:.2f}"
         if run.error is not None:  # an error, or a .grad that is None: no bars to draw
             right.set_axis_off()
             right.text(0.0, 0.9, "\n".join(textwrap.wrap(run.error, 48)), va="top",
