@@ -6,8 +6,12 @@ import pytest
 
 pytest.importorskip("ipywidgets", reason="the widgets need the `lab` extra (ipywidgets)")
 
-from nbgrad.viz.widgets.debugging import (  # noqa: E402
-    MICRO_DATA, N_MICRO, PROGRAMS, DebuggingExplorer)
+from nbgrad.viz.widgets.debugging import (
+    MICRO_DATA,
+    N_MICRO,
+    PROGRAMS,
+    DebuggingExplorer,
+)
 
 (NO_GRAD, RNN, INPLACE, SCALED, NON_SCALAR, WHERE, ZERO_GRAD, MICRO) = PROGRAMS
 
@@ -65,11 +69,11 @@ def test_toggling_the_fix_turns_the_rnn_error_into_a_gradient():
 
 
 @pytest.mark.parametrize("program, first_line", [
-    (NO_GRAD, "RuntimeError: element 0 of tensors does not require grad and does not have "
-              "a grad_fn"),
-    (INPLACE, "RuntimeError: one of the variables needed for gradient computation has been "
+    (NO_GRAD, ("RuntimeError: element 0 of tensors does not require grad and does not have "
+              "a grad_fn")),
+    (INPLACE, ("RuntimeError: one of the variables needed for gradient computation has been "
               "modified by an inplace operation: [nbgrad.FloatTensor [2]], which is output 0 "
-              "of Exp, is at version 1; expected version 0 instead."),
+              "of Exp, is at version 1; expected version 0 instead.")),
     (NON_SCALAR, "RuntimeError: grad can be implicitly created only for scalar outputs"),
     (SCALED, "w.grad is None: w is not a leaf, its grad_fn is MulBackward0"),
 ])

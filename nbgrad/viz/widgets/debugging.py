@@ -249,10 +249,10 @@ class DebuggingExplorer(GradientWidget):
         run = PROGRAMS[program](x, fix)
         view = run.view or draw(*run.roots, names=run.names)
         image = graph_image(view)
-        self.data: dict[str, Any] = {"program": program, "fix": fix, "x": x,
-                                     "error": run.error, "grads": run.grads,
-                                     "expected": run.expected, "image": image,
-                                     "graph": view.source}
+        self.data = {"program": program, "fix": fix, "x": x,
+                     "error": run.error, "grads": run.grads,
+                     "expected": run.expected, "image": image,
+                     "graph": view.source}
         left, right = self.axes
         left.imshow(image)
         left.set_axis_off()
