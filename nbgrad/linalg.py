@@ -1,5 +1,5 @@
 """``nbgrad.linalg``: the norms of PyTorch's ``torch.linalg``, the determinant (``det``,
-``slogdet``), ``inv``, ``solve`` and ``cross``.
+``slogdet``), ``inv``, ``solve``, ``cholesky`` and ``cross``.
 
 ``vector_norm`` is the ``p``-norm of ``Tensor.norm``; ``matrix_norm`` takes the Frobenius
 norm and the norms that are sums then extremes (``ord`` = 1, -1, inf, -inf), composed as
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from . import dtypes
 from . import missing as _missing
 from .ops import linalg as _ops
-from .ops.linalg import LinAlgError, solve
+from .ops.linalg import LinAlgError, cholesky, solve
 from .ops.operands import tensor_operand
 from .ops.out import with_out
 from .ops.products import _linalg_cross
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from .dtypes import dtype
     from .types import Dims
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "norm", "slogdet", "solve",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "inv", "matrix_norm", "norm", "slogdet",
+           "solve", "vector_norm"]
 
 
 def det(A: Tensor) -> Tensor:

@@ -65,6 +65,11 @@ class Make:
         """Square matrices well away from singular: 2 I plus a little noise."""
         return Leaf(2 * np.eye(n) + 0.3 * self.rng.standard_normal((*batch, n, n)))
 
+    def positive_definite(self, *batch, n=3):
+        """Symmetric positive-definite matrices: ``B B^T`` of an invertible ``B``."""
+        b = self.invertible(*batch, n=n).values
+        return Leaf(b @ np.swapaxes(b, -1, -2))
+
     @staticmethod
     def values(values, requires_grad=True):
         return Leaf(np.asarray(values, dtype=np.float64), requires_grad)
@@ -629,6 +634,11 @@ OPS = [
            samples=lambda make: [make.invertible(), make.invertible(2, 2)]),
     OpInfo("inverse", variant="linalg", op=lambda M, a: M.linalg.inv(a), grad_fn="LinalgInvExBackward0",
            saves="output", samples=lambda make: [make.invertible(4)]),
+    # symmetrised first, as PyTorch's OpInfo does: cholesky reads one triangle only
+    OpInfo("cholesky", op=lambda M, a, **k: M.linalg.cholesky((a + a.transpose(-2, -1)) * 0.5, **k),
+           grad_fn="LinalgCholeskyExBackward0", saves="output",
+           samples=lambda make: [make.positive_definite(), make.positive_definite(2),
+                                 S(make.positive_definite(2, 2), upper=True)]),
     OpInfo("solve", op=lambda M, a, b, **k: M.linalg.solve(a, b, **k), grad_fn="LinalgSolveExBackward0",
            saves="input+output",
            samples=lambda make: [S(make.invertible(), make(3, 2)), S(make.invertible(2), make(3)),

@@ -581,3 +581,40 @@ def test_the_aliases_are_the_same_functions():
     assert ng.equal(ng.inverse(x), ng.linalg.inv(x)) and ng.equal(x.inverse(), ng.inverse(x))
     assert ng.equal(x.slogdet().logabsdet, ng.logdet(x)) and ng.equal(x.logdet(), ng.logdet(x))
     assert ng.allclose(ng.linalg.solve(x, ng.eye(2)), ng.linalg.inv(x))
+
+
+# -- cholesky ------------------------------------------------------------------------------------
+def positive_definite(rng, *shape):
+    b = invertible(rng, *shape)
+    return b @ np.swapaxes(b, -1, -2)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (2, 1, 2, 2), (1, 1), (0, 0), (2, 0, 0)])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_values_and_gradients_match_torch(shape, upper):
+    rng = np.random.default_rng(sum(shape))
+    a = positive_definite(rng, *shape) if shape[-1] else np.ones(shape)
+
+    def program(M, x):
+        return M.linalg.cholesky((x + x.transpose(-2, -1)) * 0.5, upper=upper)
+    check(value_and_grads(program, a), rtol=1e-8)
+    check(value_and_grads(program, a, dtype="float32"), rtol=1e-4, atol=1e-5)
+
+
+def test_cholesky_reads_the_lower_triangle_only():
+    check(lambda M: M.linalg.cholesky(M.tensor([[4.0, 100.0], [1.0, 3.0]])))
+    check(value_and_grads(lambda M, x: M.linalg.cholesky(x), [[4.0, 100.0], [1.0, 3.0]]))
+
+
+@pytest.mark.parametrize("program", [
+    lambda M: M.linalg.cholesky(M.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda M: M.linalg.cholesky(M.tensor([[-1.0, 0.0], [0.0, 1.0]])),
+    lambda M: M.linalg.cholesky(M.stack([M.eye(3), -M.eye(3)])),
+    lambda M: M.linalg.cholesky(M.ones(3, 4)),
+    lambda M: M.linalg.cholesky(M.ones(3)),
+    lambda M: M.linalg.cholesky(M.eye(3, dtype=M.int64)),
+    lambda M: M.linalg.cholesky(M.eye(3, dtype=M.float16)),
+    lambda M: M.linalg.cholesky([[1.0]]),
+], ids=["minor_2", "minor_1", "batch_element", "not_square", "1d", "int", "half", "list"])
+def test_cholesky_errors(program):
+    check_error(program)

@@ -1,5 +1,6 @@
 """Matrix products: ``mm``, ``mv``, ``dot`` and the broadcasting ``matmul``; and the
-functions of square matrices: ``det``, ``slogdet`` (``logdet``), ``inverse`` and ``solve``.
+functions of square matrices: ``det``, ``slogdet`` (``logdet``), ``inverse``, ``solve`` and
+``cholesky``.
 
 For ``C = A @ B`` the chain rule gives ``dA = dC @ B^T`` and ``dB = A^T @ dC``; each node
 saves only the operand that the *other* input's gradient needs. The matrix functions are
@@ -361,7 +362,7 @@ class LinAlgError(RuntimeError):
 LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"  # PyTorch's class's name
 
 
-def _square(op, x, name="A", low_precision=False):
+def _square(op, x, name="A", half_kernel=None):
     """PyTorch's checks of a batch of square floating point matrices, as ``op`` words them."""
     data = x._data
     if data.ndim < 2:
@@ -373,8 +374,8 @@ def _square(op, x, name="A", low_precision=False):
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.scalar_type_name(data.dtype)}")
     if data.dtype == np.float16:
-        if low_precision:  # det runs PyTorch's LU kernel, which says it has no half version
-            raise NotImplementedError("\"lu_cpu\" not implemented for 'Half'")
+        if half_kernel:  # det's LU and cholesky's kernels say they have no half version
+            raise NotImplementedError(f"\"{half_kernel}\" not implemented for 'Half'")
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
     return data
 
@@ -394,13 +395,14 @@ def _first_zero_pivot(matrix):
     return 0
 
 
-def _singular(message, data):
-    """PyTorch's error for the first singular matrix of a batch: ``message(pivot)``,
-    prefixed by its batch element when batched."""
+def _singular(message, data, failure=_first_zero_pivot):
+    """PyTorch's error for the first matrix of a batch that ``failure`` finds fails (at the
+    1-based position it returns; 0 where none): ``message(where, position)``, ``where``
+    naming the batch element when batched."""
     host = data.get() if hasattr(data, "get") else data  # CuPy arrays come to the host
     matrices = host.reshape(-1, *host.shape[-2:])
     for k, matrix in enumerate(matrices):
-        pivot = _first_zero_pivot(matrix)
+        pivot = failure(matrix)
         if pivot:
             where = f"(Batch element {k}): " if host.ndim > 2 else ""
             return LinAlgError(message(where, pivot))
@@ -435,7 +437,7 @@ class LinalgDetBackward0(Node):
 
 
 def _det(op, x):
-    data = _square(op, x, low_precision=True)
+    data = _square(op, x, half_kernel="lu_cpu")
     out = Tensor._make(array_module(data).linalg.det(data).astype(data.dtype, copy=False))
     if should_record(x):
         record(LinalgDetBackward0, out, (x,), saved=(x, OUTPUT))
@@ -656,4 +658,72 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if should_record(a, b):
         record(LinalgSolveExBackward0, out, (a, b), saved=(a, OUTPUT), left=left, vector=vector,
                metas=(meta(a, Tensor._make(lhs)), meta(b, out)))
+    return out
+
+
+def _first_minor_not_positive(matrix):
+    """The order of the first leading minor of ``matrix`` that is not positive-definite
+    (LAPACK's ``potrf`` info, which PyTorch's message names), or 0."""
+    for k in range(1, matrix.shape[0] + 1):
+        try:
+            np.linalg.cholesky(matrix[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+class LinalgCholeskyExBackward0(Node):
+    """PyTorch's formula, in the saved factor ``L``: ``P = tril(L^H grad)`` with its
+    strict lower part mirrored and halved, then ``L^{-H} P L^{-1}``."""
+
+    __slots__ = ("upper",)
+
+    def apply(self, grad):
+        (factor,) = self.saved_values
+        lower, grad = (_mT(factor), _mT(grad)) if self.upper else (factor, grad)
+        p = _mT(lower).matmul(grad).tril()
+        p = 0.5 * (p + _mT(p.tril(-1)))
+        return (solve(lower, solve(_mT(lower), p), left=False),)
+
+
+@op(LinalgCholeskyExBackward0, export=False, method=False)
+def cholesky(input: Tensor, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor ``L`` of a symmetric positive-definite matrix, ``A = L L^T``
+    (or of each in a batch); only the lower triangle of ``input`` is read.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``A``, ``(*, n, n)``, floating point, symmetric positive-definite (PyTorch's
+        documentation calls it ``A``, its function takes ``input``).
+    upper : bool
+        Return the upper triangular ``U = L^T`` (``A = U^T U``) instead.
+
+    Returns
+    -------
+    Tensor
+        Lower (or upper) triangular, of the input's shape.
+
+    Raises
+    ------
+    nbgrad.linalg.LinAlgError
+        A matrix is not positive-definite (PyTorch's message names the first leading
+        minor that is not, and the batch element).
+    RuntimeError
+        ``input`` is not a batch of square floating point matrices.
+    """
+    x = tensor_operand(input, "linalg_cholesky")
+    data = _square("linalg.cholesky", x, half_kernel="cholesky_cpu")
+    xp = array_module(data)
+    try:
+        lower = xp.linalg.cholesky(data)
+    except np.linalg.LinAlgError:
+        raise _singular(lambda where, order: (
+            f"linalg.cholesky: {where}The factorization could not be completed because the input "
+            f"is not positive-definite (the leading minor of order {order} is not "
+            "positive-definite)."), data, _first_minor_not_positive) from None
+    factor = xp.swapaxes(lower, -1, -2) if upper else lower
+    out = Tensor._make(xp.ascontiguousarray(factor).astype(data.dtype, copy=False))
+    if should_record(x):
+        record(LinalgCholeskyExBackward0, out, (x,), saved=(OUTPUT,), upper=upper)
     return out

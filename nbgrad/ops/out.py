@@ -81,7 +81,7 @@ OUT = {
     "arange": RANGE,
     **dict.fromkeys("aminmax cummax cummin kthvalue linalg.slogdet slogdet sort topk".split(), TUPLE),
     **dict.fromkeys("max median min nanmedian".split(), EITHER),
-    **dict.fromkeys(("linalg.cross", "linalg.det", "linalg.inv", "linalg.matrix_norm", "linalg.norm",
+    **dict.fromkeys(("linalg.cholesky", "linalg.cross", "linalg.det", "linalg.inv", "linalg.matrix_norm", "linalg.norm",
                      "linalg.solve", "linalg.vector_norm"), EXACT),
 }
 ANNOTATIONS = {TUPLE: "tuple[Tensor, ...] | None", EITHER: "Tensor | tuple[Tensor, ...] | None"}
