@@ -618,3 +618,15 @@ def test_cholesky_reads_the_lower_triangle_only():
 ], ids=["minor_2", "minor_1", "batch_element", "not_square", "1d", "int", "half", "list"])
 def test_cholesky_errors(program):
     check_error(program)
+
+
+def test_the_warnings_point_at_the_callers_line():
+    ng.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ng.cov(ng.ones(1))
+            ng.ones(3).cross(ng.ones(3))
+    finally:
+        ng.set_warn_always(False)
+    assert [w.filename for w in caught] == [__file__, __file__]

@@ -221,7 +221,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     a = tensor_operand(input, "cross")
     b = tensor_operand(other, "cross", 2, "other")
     if dim is None:
-        warn_once(_CROSS_DEFAULT_DIM.replace("torch.", "nbgrad."), stacklevel=3)
+        warn_once(_CROSS_DEFAULT_DIM.replace("torch.", "nbgrad."), stacklevel=2)
         dim = next((d for d, n in enumerate(a._data.shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")

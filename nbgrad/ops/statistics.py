@@ -432,7 +432,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         norm_factor = w_sum - correction
     if norm_factor._data <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than "
-                      "the number of observations.", UserWarning, stacklevel=3)
+                      "the number of observations.", UserWarning, stacklevel=2)
         norm_factor = norm_factor * 0
     centred = inputs - average.unsqueeze(1)
     product = mm(centred, (centred if w is None else centred * w).t())
