@@ -88,6 +88,8 @@ from nbgrad.ops.gather_scatter import index_fill as index_fill
 from nbgrad.ops.gather_scatter import masked_scatter as masked_scatter
 from nbgrad.ops.indexing import select as select
 from nbgrad.ops.indexing import unbind as unbind
+from nbgrad.ops.linalg import det as det
+from nbgrad.ops.linalg import logdet as logdet
 from nbgrad.ops.nondifferentiable import allclose as allclose
 from nbgrad.ops.nondifferentiable import argwhere as argwhere
 from nbgrad.ops.nondifferentiable import equal as equal
@@ -143,7 +145,9 @@ from nbgrad.ops.shape import transpose as swapdims
 from nbgrad.ops.shape import transpose as transpose
 from nbgrad.ops.shape import unsqueeze as unsqueeze
 from nbgrad.ops.sorting import unique as unique
+from nbgrad.ops.statistics import corrcoef as corrcoef
 from nbgrad.ops.statistics import count_nonzero as count_nonzero
+from nbgrad.ops.statistics import cov as cov
 from nbgrad.ops.statistics import std_mean as std_mean
 from nbgrad.ops.statistics import var_mean as var_mean
 from nbgrad.printing import set_printoptions as set_printoptions
@@ -173,28 +177,29 @@ from nbgrad.warn import set_warn_always as set_warn_always
 __all__ = [
     'BoolTensor', 'ByteTensor', 'CharTensor', 'DoubleTensor', 'FloatTensor', 'Generator',
     'HalfTensor', 'IntTensor', 'LongTensor', 'Parameter', 'ShortTensor', 'Size', 'Tensor',
-    'abs', 'acos', 'acosh', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'all',
-    'allclose', 'amax', 'amin', 'aminmax', 'annotations', 'any', 'arange', 'arccos', 'arccosh',
-    'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmin', 'argsort',
-    'argwhere', 'as_tensor', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'atleast_1d',
-    'atleast_2d', 'atleast_3d', 'avg_pool1d', 'bernoulli', 'bmm', 'bool', 'broadcast_tensors',
-    'broadcast_to', 'bucketize', 'cat', 'cdist', 'ceil', 'celu', 'chunk', 'clamp', 'clamp_max',
-    'clamp_min', 'clip', 'clone', 'column_stack', 'concat', 'concatenate', 'conv1d', 'conv2d',
-    'cos', 'cosh', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum',
-    'default_generator', 'device', 'diag', 'diag_embed', 'diagonal', 'dist', 'div', 'divide',
-    'dot', 'double', 'dsplit', 'dstack', 'dtype', 'e', 'einsum', 'empty', 'empty_like',
-    'enable_grad', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expand', 'expm1',
-    'eye', 'flatten', 'flip', 'fliplr', 'flipud', 'float', 'float16', 'float32', 'float64',
-    'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'full', 'full_like',
-    'gather', 'ge', 'ger', 'get_default_device', 'get_default_dtype', 'get_rng_state',
-    'greater', 'greater_equal', 'gt', 'half', 'hardshrink', 'hsplit', 'hstack', 'hypot',
-    'index_add', 'index_copy', 'index_fill', 'index_select', 'inf', 'inference_mode',
-    'initial_seed', 'int', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled',
-    'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'is_tensor',
-    'is_warn_always_enabled', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'kron',
-    'kthvalue', 'le', 'lerp', 'less', 'less_equal', 'linspace', 'load', 'log', 'log10', 'log1p',
-    'log2', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_not', 'logsumexp', 'long',
-    'lt', 'manual_seed', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max',
+    'abs', 'acos', 'acosh', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv',
+    'addcmul', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'annotations', 'any', 'arange',
+    'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax',
+    'argmin', 'argsort', 'argwhere', 'as_tensor', 'asin', 'asinh', 'atan', 'atan2', 'atanh',
+    'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'bernoulli', 'bmm', 'bool',
+    'broadcast_tensors', 'broadcast_to', 'bucketize', 'cat', 'cdist', 'ceil', 'celu', 'chunk',
+    'clamp', 'clamp_max', 'clamp_min', 'clip', 'clone', 'column_stack', 'concat', 'concatenate',
+    'conv1d', 'conv2d', 'copysign', 'corrcoef', 'cos', 'cosh', 'count_nonzero', 'cov', 'cross',
+    'cummax', 'cummin', 'cumprod', 'cumsum', 'default_generator', 'det', 'device', 'diag',
+    'diag_embed', 'diagonal', 'diff', 'dist', 'div', 'divide', 'dot', 'double', 'dsplit',
+    'dstack', 'dtype', 'e', 'einsum', 'empty', 'empty_like', 'enable_grad', 'eq', 'equal',
+    'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expand', 'expm1', 'eye', 'flatten', 'flip',
+    'fliplr', 'flipud', 'float', 'float16', 'float32', 'float64', 'floor', 'floor_divide',
+    'fmod', 'frac', 'from_dlpack', 'from_numpy', 'full', 'full_like', 'gather', 'ge', 'ger',
+    'get_default_device', 'get_default_dtype', 'get_rng_state', 'greater', 'greater_equal',
+    'gt', 'half', 'hardshrink', 'hsplit', 'hstack', 'hypot', 'index_add', 'index_copy',
+    'index_fill', 'index_select', 'inf', 'inference_mode', 'initial_seed', 'int', 'int16',
+    'int32', 'int64', 'int8', 'inverse', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled',
+    'is_grad_enabled', 'is_inference_mode_enabled', 'is_tensor', 'is_warn_always_enabled',
+    'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'kron', 'kthvalue', 'le', 'lerp', 'less',
+    'less_equal', 'linspace', 'load', 'log', 'log10', 'log1p', 'log2', 'log_softmax',
+    'logaddexp', 'logcumsumexp', 'logdet', 'logical_not', 'logit', 'logsumexp', 'long', 'lt',
+    'manual_seed', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max',
     'max_pool1d', 'max_pool2d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm',
     'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan', 'nan_to_num',
     'nanmean', 'nanmedian', 'nansum', 'narrow', 'ne', 'neg', 'negative', 'no_grad', 'nonzero',
@@ -205,12 +210,12 @@ __all__ = [
     'rsqrt', 'rsub', 'save', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'seed',
     'select', 'selu', 'set_default_device', 'set_default_dtype', 'set_grad_enabled',
     'set_printoptions', 'set_rng_state', 'set_warn_always', 'sgn', 'short', 'sigmoid', 'sign',
-    'sin', 'sinh', 'softmax', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'std',
-    'std_mean', 'sub', 'subtract', 'sum', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim',
-    'tan', 'tanh', 'tensor', 'tensor_split', 'threshold', 'tile', 'topk', 'transpose', 'tril',
-    'tril_indices', 'triu', 'triu_indices', 'true_divide', 'trunc', 'uint8', 'unbind',
-    'unflatten', 'unique', 'unsqueeze', 'var', 'var_mean', 'vsplit', 'vstack', 'where', 'xlogy',
-    'zeros', 'zeros_like',
+    'sin', 'sinh', 'slogdet', 'softmax', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'stack',
+    'std', 'std_mean', 'sub', 'subtract', 'sum', 'swapaxes', 'swapdims', 't', 'take',
+    'take_along_dim', 'tan', 'tanh', 'tensor', 'tensor_split', 'tensordot', 'threshold', 'tile',
+    'topk', 'transpose', 'tril', 'tril_indices', 'triu', 'triu_indices', 'true_divide', 'trunc',
+    'uint8', 'unbind', 'unflatten', 'unique', 'unsqueeze', 'var', 'var_mean', 'vsplit',
+    'vstack', 'where', 'xlogy', 'zeros', 'zeros_like',
 ]
 
 
@@ -285,6 +290,52 @@ def add(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1, out:
     -------
     Tensor
         Of the promoted dtype of the operands.
+    """
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1, out: Tensor | None = None) -> Tensor:
+    """``input + value * tensor1 / tensor2``, element by element.
+
+    Parameters
+    ----------
+    input, tensor1, tensor2 : Tensor
+        Promoted together and broadcast; ``tensor1`` and ``tensor2`` not both integer
+        (PyTorch refuses the integer division it used to do).
+    value : number
+        Cast to the result's dtype first.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        ``tensor1`` and ``tensor2`` are both integer (or bool) tensors.
+    """
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1, out: Tensor | None = None) -> Tensor:
+    """``input + value * tensor1 * tensor2``, element by element.
+
+    Parameters
+    ----------
+    input, tensor1, tensor2 : Tensor
+        Promoted together and broadcast (bool has no kernel, as in PyTorch).
+    value : number
+        Cast to the result's dtype first: an integer result truncates a float ``value``.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
     """
 
 
@@ -1032,6 +1083,27 @@ def concatenate(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor
     """
 
 
+def copysign(input: Tensor, other: Tensor | builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """The magnitude of ``input`` with the sign of ``other``, element by element.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        Broadcast with ``input``; its sign bit counts, so ``-0.0`` is negative.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point (integers give the default float dtype). The gradient of ``input``
+        is 0 where ``input`` is 0, and ``other`` gets a zero gradient (as in PyTorch).
+    """
+
+
 def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The cosine of each element (in radians).
 
@@ -1064,6 +1136,31 @@ def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     Returns
     -------
     Tensor
+    """
+
+
+def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim``, the other dimensions broadcast.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Of one dtype and as many dimensions, ``dim`` of size 3 in both.
+    dim : int, optional
+        Without it, the first dimension of ``input`` of size 3, with PyTorch's deprecation
+        warning (once); ``linalg.cross`` takes the last by default.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        Without ``dim``, no dimension of size 3; the dimensions, sizes or dtypes differ.
     """
 
 
@@ -1179,6 +1276,40 @@ def diag(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None
     -------
     Tensor
         2-d from 1-d (``DiagEmbedBackward0``), 1-d from 2-d (``DiagonalBackward0_copy``).
+    """
+
+
+def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: Tensor | None = None, append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward differences along ``dim``: ``out[i] = x[i + 1] - x[i]``, ``n``
+    times.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 1-d; a bool tensor's differences are ``!=`` (PyTorch's ``logical_xor``).
+    n : int
+        How many times to difference (0 gives a copy of the input, without ``prepend``
+        and ``append``, as in PyTorch); each time ``dim`` shrinks by one, down to 0.
+    dim : int
+        The dimension along which (the last by default).
+    prepend, append : Tensor, optional
+        Joined before and after ``input`` along ``dim`` first (promoted with it); of
+        ``input``'s number of dimensions.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Composed of slices and ``sub`` (``SubBackward0``), as in PyTorch.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is 0-d, ``n`` is negative, or ``prepend``/``append`` have another
+        number of dimensions.
     """
 
 
@@ -1793,6 +1924,32 @@ def index_select(input: Tensor, dim: builtins.int, index: Tensor, *, out: Tensor
 
 inf: builtins.float
 
+def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of a square matrix, or of each in a batch.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, n, n)``, floating point, invertible.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``(*, n, n)``.
+
+    Raises
+    ------
+    nbgrad.linalg.LinAlgError
+        A matrix is singular (PyTorch's message names the zero pivot of its LU
+        factorisation, and the batch element).
+    RuntimeError
+        ``input`` is not a batch of square floating point matrices.
+    """
+
+
 def is_tensor(obj: object) -> builtins.bool:
     """Whether ``obj`` is an nbgrad tensor (or a ``Parameter``).
 
@@ -2126,6 +2283,28 @@ def logical_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     -------
     Tensor
         bool, with no ``grad_fn``.
+    """
+
+
+def logit(input: Tensor, eps: builtins.float | None = None, *, out: Tensor | None = None) -> Tensor:
+    """The log-odds ``log(p / (1 - p))`` of each element, the inverse of ``sigmoid``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Probabilities; an integer tensor is computed in the default float dtype.
+    eps : float, optional
+        Clamp the input to ``[eps, 1 - eps]`` first; ``None`` (or a negative ``eps``, as
+        in PyTorch) clamps nothing, and values outside ``[0, 1]`` give NaN.
+    out : Tensor, optional
+        The tensor to write the result into, of a dtype the result casts to (resized if
+        needed); returned. Not with grad mode on and an argument that requires grad (as in
+        PyTorch).
+
+    Returns
+    -------
+    Tensor
+        Floating point; ``-inf`` at 0 and ``inf`` at 1 without ``eps``.
     """
 
 
@@ -3286,6 +3465,26 @@ def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """
 
 
+def slogdet(input: Tensor, *, out: tuple[Tensor, ...] | None = None) -> tuple[Tensor, Tensor]:
+    """The sign and the log of the absolute value of the determinant, which does not
+    overflow where the determinant itself would.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, n, n)``, floating point.
+    out : tuple of Tensor, optional
+        Tensors to write the results into, each of its result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        The named tuple ``(sign, logabsdet)`` (``nbgrad.return_types.slogdet``): sign 0 and
+        logabsdet ``-inf`` for a singular matrix.
+    """
+
+
 def softmax(input: Tensor, dim: builtins.int | None = None, dtype: dtype | None = None, *, axis: builtins.int | None = None, out: Tensor | None = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``: each slice becomes a probability distribution.
 
@@ -3593,6 +3792,29 @@ def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     -------
     Tensor
         Floating point: an integer input gives the default float dtype.
+    """
+
+
+def tensordot(a: Tensor, b: Tensor, dims: builtins.int | Sequence[Sequence[builtins.int]] | Tensor = 2, *, out: Tensor | None = None) -> Tensor:
+    """The sum of products of ``a`` and ``b`` over pairs of their dimensions.
+
+    Parameters
+    ----------
+    a, b : Tensor
+        Of one dtype.
+    dims : int or pair of lists of int or Tensor
+        An int ``d``: the last ``d`` dimensions of ``a`` with the first ``d`` of ``b``; two
+        lists: ``a``'s dimensions ``dims[0][i]`` with ``b``'s ``dims[1][i]``. A contracted
+        dimension of size 1 on one side is summed away first.
+    out : Tensor, optional
+        The tensor to write the result into, of the result's dtype (resized if needed);
+        returned. Not with grad mode on and an argument that requires grad (as in PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``a``'s free dimensions, then ``b``'s; computed as one matrix product of the
+        permuted, reshaped operands (so ``ViewBackward0`` on ``MmBackward0``, as PyTorch).
     """
 
 

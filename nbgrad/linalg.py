@@ -1,4 +1,5 @@
-"""``nbgrad.linalg``: the norms of PyTorch's ``torch.linalg``.
+"""``nbgrad.linalg``: the norms of PyTorch's ``torch.linalg``, the determinant (``det``,
+``slogdet``), ``inv``, ``solve``, ``cholesky`` and ``cross``.
 
 ``vector_norm`` is the ``p``-norm of ``Tensor.norm``; ``matrix_norm`` takes the Frobenius
 norm and the norms that are sums then extremes (``ord`` = 1, -1, inf, -inf), composed as
@@ -11,11 +12,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from . import missing as _missing
 from . import dtypes
+from . import missing as _missing
+from .ops import linalg as _ops
+from .ops.linalg import LinAlgError, cholesky, solve
 from .ops.operands import tensor_operand
 from .ops.out import with_out
+from .ops.products import _linalg_cross
 from .ops.reductions import norm as _norm
+from .ops.reductions import return_types as _return_types
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -24,7 +29,81 @@ if TYPE_CHECKING:
     from .dtypes import dtype
     from .types import Dims
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "inv", "matrix_norm", "norm", "slogdet",
+           "solve", "vector_norm"]
+
+
+def det(A: Tensor) -> Tensor:
+    """The determinant of a square matrix, or of each in a batch: ``nbgrad.det``.
+
+    Parameters
+    ----------
+    A : Tensor
+        ``(*, n, n)``, floating point.
+
+    Returns
+    -------
+    Tensor
+        ``(*)``; its ``grad_fn`` is ``LinalgDetBackward0``.
+    """
+    return _ops._det("linalg.det", tensor_operand(A, "linalg_det", name="A"))
+
+
+def inv(A: Tensor) -> Tensor:
+    """The inverse of a square matrix, or of each in a batch: ``nbgrad.inverse``.
+
+    Parameters
+    ----------
+    A : Tensor
+        ``(*, n, n)``, floating point, invertible.
+
+    Returns
+    -------
+    Tensor
+        Its ``grad_fn`` is ``LinalgInvExBackward0``.
+
+    Raises
+    ------
+    LinAlgError
+        A matrix is singular.
+    """
+    return _ops._inverse(tensor_operand(A, "linalg_inv", name="A"))
+
+
+def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:
+    """The sign and the log of the absolute value of the determinant: ``nbgrad.slogdet``.
+
+    Parameters
+    ----------
+    A : Tensor
+        ``(*, n, n)``, floating point.
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        The named tuple ``(sign, logabsdet)`` (``nbgrad.return_types.linalg_slogdet``).
+    """
+    return _ops._slogdet("linalg.slogdet", tensor_operand(A, "linalg_slogdet", name="A"),
+                         _return_types.linalg_slogdet)
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (the last by default), the other
+    dimensions broadcast: ``nbgrad.cross`` with its future default.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Of one dtype and as many dimensions, ``dim`` of size 3 in both.
+    dim : int
+
+    Returns
+    -------
+    Tensor
+        Its ``grad_fn`` is ``LinalgCrossBackward0``.
+    """
+    return _linalg_cross(tensor_operand(input, "linalg_cross"),
+                         tensor_operand(other, "linalg_cross", 2, "other"), dim)
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim: Dims | None = None, keepdim: bool = False, *,

@@ -1142,6 +1142,105 @@ class Tensor:
         add : The out-of-place form, and its details.
         """
 
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1) -> Tensor:
+        """``input + value * tensor1 / tensor2``, element by element.
+
+        Parameters
+        ----------
+        input, tensor1, tensor2 : Tensor
+            Promoted together and broadcast; ``tensor1`` and ``tensor2`` not both integer
+            (PyTorch refuses the integer division it used to do).
+        value : number
+            Cast to the result's dtype first.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            ``tensor1`` and ``tensor2`` are both integer (or bool) tensors.
+        """
+
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1) -> Tensor:
+        """In place ``addcdiv``: changes this tensor and bumps its version (chapter 05).
+
+        ``addcdiv``, with this tensor as ``input``: ``input + value * tensor1 / tensor2``,
+        element by element.
+
+        Parameters
+        ----------
+        tensor1, tensor2 : Tensor
+            Promoted together and broadcast; ``tensor1`` and ``tensor2`` not both integer
+            (PyTorch refuses the integer division it used to do).
+        value : number
+            Cast to the result's dtype first.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        addcdiv : The out-of-place form, and its details.
+        """
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1) -> Tensor:
+        """``input + value * tensor1 * tensor2``, element by element.
+
+        Parameters
+        ----------
+        input, tensor1, tensor2 : Tensor
+            Promoted together and broadcast (bool has no kernel, as in PyTorch).
+        value : number
+            Cast to the result's dtype first: an integer result truncates a float ``value``.
+
+        Returns
+        -------
+        Tensor
+        """
+
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1) -> Tensor:
+        """In place ``addcmul``: changes this tensor and bumps its version (chapter 05).
+
+        ``addcmul``, with this tensor as ``input``: ``input + value * tensor1 * tensor2``,
+        element by element.
+
+        Parameters
+        ----------
+        tensor1, tensor2 : Tensor
+            Promoted together and broadcast (bool has no kernel, as in PyTorch).
+        value : number
+            Cast to the result's dtype first: an integer result truncates a float ``value``.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        addcmul : The out-of-place form, and its details.
+        """
+
     def all(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
         """Whether every element, or every one along ``dim``, is nonzero.
 
@@ -2015,6 +2114,67 @@ class Tensor:
             one.
         """
 
+    def copysign(self, other: Tensor | builtins.float) -> Tensor:
+        """The magnitude of ``input`` with the sign of ``other``, element by element.
+
+        Parameters
+        ----------
+        input : Tensor
+        other : Tensor or number
+            Broadcast with ``input``; its sign bit counts, so ``-0.0`` is negative.
+
+        Returns
+        -------
+        Tensor
+            Floating point (integers give the default float dtype). The gradient of ``input``
+            is 0 where ``input`` is 0, and ``other`` gets a zero gradient (as in PyTorch).
+        """
+
+    def copysign_(self, other: Tensor | builtins.float) -> Tensor:
+        """In place ``copysign``: changes this tensor and bumps its version (chapter 05).
+
+        ``copysign``, with this tensor as ``input``: the magnitude of ``input`` with the sign of
+        ``other``, element by element.
+
+        Parameters
+        ----------
+        other : Tensor or number
+            Broadcast with ``input``; its sign bit counts, so ``-0.0`` is negative.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        copysign : The out-of-place form, and its details.
+        """
+
+    def corrcoef(self) -> Tensor:
+        """Pearson's correlation coefficients of the variables in the rows of ``input``: its
+        ``cov`` normalised by the standard deviations, clipped to ``[-1, 1]``.
+
+        Parameters
+        ----------
+        input : Tensor
+            0-, 1- or 2-d, variables in rows and observations in columns.
+
+        Returns
+        -------
+        Tensor
+            ``(variables, variables)``; for one variable, a 0-d ``cov / cov`` (1, or NaN for a
+            constant).
+        """
+
     def cos(self) -> Tensor:
         """The cosine of each element (in radians).
 
@@ -2103,12 +2263,61 @@ class Tensor:
             int64, with no ``grad_fn``.
         """
 
+    def cov(self, *, correction: builtins.int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
+        """The covariance matrix of the variables in the rows of ``input`` (observations in
+        the columns), as NumPy's ``cov``.
+
+        Parameters
+        ----------
+        input : Tensor
+            0-, 1- (one variable) or 2-d; not bool.
+        correction : int
+            What the number of observations is reduced by (1: Bessel's correction).
+        fweights : Tensor, optional
+            Integer repeat counts of the observations, one each, not negative.
+        aweights : Tensor, optional
+            Floating point weights of the observations, one each, not negative.
+
+        Returns
+        -------
+        Tensor
+            ``(variables, variables)``, squeezed (a 0-d variance for one variable). With no
+            degrees of freedom left, PyTorch's warning, and inf or NaN.
+
+        Raises
+        ------
+        RuntimeError
+            More than two dimensions, a bool input, or weights of a wrong dtype, shape or sign,
+            or summing to zero.
+        """
+
     def cpu(self) -> Tensor:
         """This tensor on the CPU (itself when it is there already).
 
         Returns
         -------
         Tensor
+        """
+
+    def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:
+        """The cross product of 3-vectors along ``dim``, the other dimensions broadcast.
+
+        Parameters
+        ----------
+        input, other : Tensor
+            Of one dtype and as many dimensions, ``dim`` of size 3 in both.
+        dim : int, optional
+            Without it, the first dimension of ``input`` of size 3, with PyTorch's deprecation
+            warning (once); ``linalg.cross`` takes the last by default.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        RuntimeError
+            Without ``dim``, no dimension of size 3; the dimensions, sizes or dtypes differ.
         """
 
     def cuda(self, device: DeviceLike | None = None) -> Tensor:
@@ -2304,6 +2513,26 @@ class Tensor:
         int
         """
 
+    def det(self) -> Tensor:
+        """The determinant of a square matrix, or of each in a batch.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(*, n, n)``, floating point.
+
+        Returns
+        -------
+        Tensor
+            ``(*)``. Its gradient ``det(A) A^{-T}`` is 0 where ``A`` is singular (as in
+            PyTorch, which writes it with ``det`` as a factor).
+
+        Raises
+        ------
+        RuntimeError
+            ``input`` is not a batch of square floating point matrices.
+        """
+
     def detach(self) -> Tensor:
         """The same storage and version counter, outside the graph (chapter 07).
 
@@ -2387,6 +2616,35 @@ class Tensor:
         -------
         Tensor
             A view, writable, as PyTorch's (NumPy's is read-only).
+        """
+
+    def diff(self, n: builtins.int = 1, dim: builtins.int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
+        """The ``n``-th forward differences along ``dim``: ``out[i] = x[i + 1] - x[i]``, ``n``
+        times.
+
+        Parameters
+        ----------
+        input : Tensor
+            At least 1-d; a bool tensor's differences are ``!=`` (PyTorch's ``logical_xor``).
+        n : int
+            How many times to difference (0 gives a copy of the input, without ``prepend``
+            and ``append``, as in PyTorch); each time ``dim`` shrinks by one, down to 0.
+        dim : int
+            The dimension along which (the last by default).
+        prepend, append : Tensor, optional
+            Joined before and after ``input`` along ``dim`` first (promoted with it); of
+            ``input``'s number of dimensions.
+
+        Returns
+        -------
+        Tensor
+            Composed of slices and ``sub`` (``SubBackward0``), as in PyTorch.
+
+        Raises
+        ------
+        RuntimeError
+            ``input`` is 0-d, ``n`` is negative, or ``prepend``/``append`` have another
+            number of dimensions.
         """
 
     def dim(self) -> builtins.int:
@@ -3513,6 +3771,28 @@ class Tensor:
             Itself when it is int32 already.
         """
 
+    def inverse(self) -> Tensor:
+        """The inverse of a square matrix, or of each in a batch.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(*, n, n)``, floating point, invertible.
+
+        Returns
+        -------
+        Tensor
+            ``(*, n, n)``.
+
+        Raises
+        ------
+        nbgrad.linalg.LinAlgError
+            A matrix is singular (PyTorch's message names the zero pivot of its LU
+            factorisation, and the batch element).
+        RuntimeError
+            ``input`` is not a batch of square floating point matrices.
+        """
+
     def is_contiguous(self) -> builtins.bool:
         """Whether the elements are laid out in memory row by row, without gaps.
 
@@ -3967,6 +4247,21 @@ class Tensor:
         Tensor
         """
 
+    def logdet(self) -> Tensor:
+        """The log of the determinant: ``logabsdet`` where the determinant is positive, NaN
+        where it is negative, ``-inf`` where it is 0.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(*, n, n)``, floating point.
+
+        Returns
+        -------
+        Tensor
+            Composed as PyTorch composes it: ``where(sign == -1, nan, logabsdet)``.
+        """
+
     def logical_not(self) -> Tensor:
         """``not`` of each element, as a bool tensor.
 
@@ -3978,6 +4273,53 @@ class Tensor:
         -------
         Tensor
             bool, with no ``grad_fn``.
+        """
+
+    def logit(self, eps: builtins.float | None = None) -> Tensor:
+        """The log-odds ``log(p / (1 - p))`` of each element, the inverse of ``sigmoid``.
+
+        Parameters
+        ----------
+        input : Tensor
+            Probabilities; an integer tensor is computed in the default float dtype.
+        eps : float, optional
+            Clamp the input to ``[eps, 1 - eps]`` first; ``None`` (or a negative ``eps``, as
+            in PyTorch) clamps nothing, and values outside ``[0, 1]`` give NaN.
+
+        Returns
+        -------
+        Tensor
+            Floating point; ``-inf`` at 0 and ``inf`` at 1 without ``eps``.
+        """
+
+    def logit_(self, eps: builtins.float | None = None) -> Tensor:
+        """In place ``logit``: changes this tensor and bumps its version (chapter 05).
+
+        ``logit``, with this tensor as ``input``: the log-odds ``log(p / (1 - p))`` of each
+        element, the inverse of ``sigmoid``.
+
+        Parameters
+        ----------
+        eps : float, optional
+            Clamp the input to ``[eps, 1 - eps]`` first; ``None`` (or a negative ``eps``, as
+            in PyTorch) clamps nothing, and values outside ``[0, 1]`` give NaN.
+
+        Returns
+        -------
+        Tensor
+            This tensor itself, now holding the result.
+
+        Raises
+        ------
+        RuntimeError
+            If the result does not have this tensor's shape (the operands broadcast to it, not it
+            to them) or its dtype cannot be cast to this tensor's (a float result into an integer
+            tensor); with grad mode on, if this tensor is a leaf that requires grad, or a view of
+            one.
+
+        See Also
+        --------
+        logit : The out-of-place form, and its details.
         """
 
     def logsumexp(self, dim: Dims | None = None, keepdim: builtins.bool = False, *, axis: Dims | None = None, keepdims: builtins.bool | None = None) -> Tensor:
@@ -5825,6 +6167,22 @@ class Tensor:
         ------
         IndexError
             ``dim`` is out of range.
+        """
+
+    def slogdet(self) -> tuple[Tensor, Tensor]:
+        """The sign and the log of the absolute value of the determinant, which does not
+        overflow where the determinant itself would.
+
+        Parameters
+        ----------
+        input : Tensor
+            ``(*, n, n)``, floating point.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            The named tuple ``(sign, logabsdet)`` (``nbgrad.return_types.slogdet``): sign 0 and
+            logabsdet ``-inf`` for a singular matrix.
         """
 
     def softmax(self, dim: builtins.int | None = None, dtype: nbgrad.dtypes.dtype | None = None, *, axis: builtins.int | None = None) -> Tensor:

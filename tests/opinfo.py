@@ -61,6 +61,15 @@ class Make:
         n = int(np.prod(shape))
         return Leaf(((self.rng.permutation(n) - n / 2 + 0.5) * 0.37 + shift).reshape(shape))
 
+    def invertible(self, *batch, n=3):
+        """Square matrices well away from singular: 2 I plus a little noise."""
+        return Leaf(2 * np.eye(n) + 0.3 * self.rng.standard_normal((*batch, n, n)))
+
+    def positive_definite(self, *batch, n=3):
+        """Symmetric positive-definite matrices: ``B B^T`` of an invertible ``B``."""
+        b = self.invertible(*batch, n=n).values
+        return Leaf(b @ np.swapaxes(b, -1, -2))
+
     @staticmethod
     def values(values, requires_grad=True):
         return Leaf(np.asarray(values, dtype=np.float64), requires_grad)
@@ -339,6 +348,21 @@ OPS = [
     OpInfo("lerp", variant="tensor_weight", grad_fn="LerpBackward1", saves="inputs", inplace="lerp_",
            samples=lambda make: [S(make(3, 4), make(3, 4), make.positive(3, 4, low=0.0, high=1.0)),
                                  S(make(3, 4), make(4), make.positive(3, 1, low=0.0, high=1.0))]),
+    OpInfo("copysign", grad_fn="CopysignBackward0", saves="input+output", inplace="copysign_",
+           samples=lambda make: [S(make.away(3, 4), make.away(3, 4)), S(make.away(3, 4), make.away(4))],
+           kinks=lambda make: [S(make.values([0.0, -0.0, 2.0]), make.values([-1.0, 1.0, -0.0]))]),
+    OpInfo("copysign", variant="number", grad_fn="CopysignBackward1", saves="input+output",
+           inplace="copysign_", samples=lambda make: [S(make.away(3, 4), -1.5), S(make.away(3, 4), 2)],
+           kinks=lambda make: [S(make.values([0.0, -0.0, 2.0]), -1.0)]),
+    *(OpInfo(name, grad_fn=node, saves="other", inplace=name + "_",
+             samples=lambda make: [S(make(3, 4), make(3, 4), make.away(3, 4)),
+                                   S(make(3, 1), make(4), make.away(3, 4), value=0.5),
+                                   S(make(), make(2, 3), make.away(3), value=-2)])
+      for name, node in [("addcmul", "AddcmulBackward0"), ("addcdiv", "AddcdivBackward0")]),
+    OpInfo("logit", grad_fn="LogitBackward0", saves="input", inplace="logit_",
+           samples=lambda make: [make.positive(3, 4, low=0.1, high=0.9), S(make.positive(3, 4, low=0.1, high=0.9), 0.2),
+                                 S(make.positive(3, 4, low=0.1, high=0.9), eps=-1.0)],
+           kinks=lambda make: [S(make.values([0.05, 0.5, 0.95, 1.5]), 0.1)]),
     *(OpInfo(name, grad_fn=node, saves="input", inplace=name + "_",
              samples=lambda make: [S(make.away(3, 4, margin=0.3), 0.1), S(make.distinct(4, 5), -0.25)],
              kinks=lambda make: [S(make.values([0.5, 0.0, 1.0]), 0.5)])
@@ -593,6 +617,33 @@ OPS = [
     OpInfo("bmm", grad_fn="BmmBackward0", saves="inputs", function=False,
            samples=lambda make: [S(make(2, 3, 4), make(2, 4, 5))]),
     OpInfo("dot", grad_fn="DotBackward0", saves="inputs", samples=lambda make: [S(make(5), make(5))]),
+    OpInfo("cross", grad_fn="LinalgCrossBackward0", saves="inputs",
+           samples=lambda make: [S(make(4, 3), make(4, 3), 1), S(make(3, 4), make(3, 1), dim=0)]),
+    OpInfo("cross", variant="linalg", op=lambda M, a, b, **k: M.linalg.cross(a, b, **k),
+           grad_fn="LinalgCrossBackward0", saves="inputs",
+           samples=lambda make: [S(make(2, 4, 3), make(1, 1, 3)), S(make(3, 5), make(3, 5), dim=0)]),
+    OpInfo("det", grad_fn="LinalgDetBackward0", saves="input+output",
+           samples=lambda make: [make.invertible(), make.invertible(2), make(4, 4), make.invertible(n=1)]),
+    OpInfo("det", variant="linalg", op=lambda M, a: M.linalg.det(a), grad_fn="LinalgDetBackward0",
+           saves="input+output", samples=lambda make: [make.invertible(2, 3)]),
+    OpInfo("slogdet", op=lambda M, a: M.slogdet(a)[1], grad_fn="LinalgSlogdetBackward0", saves="input",
+           samples=lambda make: [make.invertible(), make.invertible(2), make(4, 4)]),
+    OpInfo("slogdet", variant="linalg", op=lambda M, a: M.linalg.slogdet(a).logabsdet,
+           grad_fn="LinalgSlogdetBackward0", saves="input", samples=lambda make: [make.invertible(3)]),
+    OpInfo("inverse", grad_fn="LinalgInvExBackward0", saves="output",
+           samples=lambda make: [make.invertible(), make.invertible(2, 2)]),
+    OpInfo("inverse", variant="linalg", op=lambda M, a: M.linalg.inv(a), grad_fn="LinalgInvExBackward0",
+           saves="output", samples=lambda make: [make.invertible(4)]),
+    # symmetrised first, as PyTorch's OpInfo does: cholesky reads one triangle only
+    OpInfo("cholesky", op=lambda M, a, **k: M.linalg.cholesky((a + a.transpose(-2, -1)) * 0.5, **k),
+           grad_fn="LinalgCholeskyExBackward0", saves="output",
+           samples=lambda make: [make.positive_definite(), make.positive_definite(2),
+                                 S(make.positive_definite(2, 2), upper=True)]),
+    OpInfo("solve", op=lambda M, a, b, **k: M.linalg.solve(a, b, **k), grad_fn="LinalgSolveExBackward0",
+           saves="input+output",
+           samples=lambda make: [S(make.invertible(), make(3, 2)), S(make.invertible(2), make(3)),
+                                 S(make.invertible(2), make(2, 3)), S(make.invertible(), make(2, 3, 4)),
+                                 S(make.invertible(), make(4, 3), left=False)]),
     *(OpInfo("matmul", variant=variant, grad_fn=node, saves=saves, operator=operator.matmul, xfail=xfail,
              samples=lambda make, shapes=shapes: [S(make(*a), make(*b)) for a, b in shapes])
       for variant, node, saves, shapes, xfail in [

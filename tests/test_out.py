@@ -73,6 +73,13 @@ CASES = {
     "isin": [(("i34", "i2"), {})], "norm": [(("f34",), {})],
     "linalg.vector_norm": [(("f34",), {})], "linalg.matrix_norm": [(("f34",), {})],
     "linalg.norm": [(("f34",), {})],
+    "addcmul": [(("f34", "f34", "f4"), {"value": 0.5})], "addcdiv": [(("f34", "f34", "p34"), {})],
+    "copysign": [(("f34", "f34"), {}), (("f34", -1.0), {})], "logit": [(("q34",), {}), (("f34", 0.1), {})],
+    "diff": [(("f34",), {}), (("f34", 2, 0), {})], "tensordot": [(("f34", "f43"), {"dims": 1})],
+    "cross": [(("f33", "f33"), {"dim": 1})], "linalg.cross": [(("f33", "f33"), {})],
+    "inverse": [(("n33",), {})], "linalg.inv": [(("n33",), {})], "linalg.det": [(("n33",), {})],
+    "slogdet": [(("n33",), {})], "linalg.slogdet": [(("n33",), {})],
+    "linalg.solve": [(("n33", "f34"), {})], "linalg.cholesky": [(("d33",), {})],
     "zeros": [((2, 3), {})], "ones": [((2, 3), {})], "empty": [((2, 3), {})],
     "full": [(((2, 3), 1.5), {})], "eye": [((3,), {}), ((2, 3), {})],
     "arange": [((5,), {}), ((1, 4, 0.5), {})], "linspace": [((0, 1, 5), {})],
@@ -81,13 +88,17 @@ CASES = {
     "bernoulli": [(("q34",), {})], "multinomial": [(("q34", 2), {})],
 }
 SHAPES = {"34": (3, 4), "4": (4,), "43": (4, 3), "234": (2, 3, 4), "243": (2, 4, 3), "32": (3, 2),
-          "2": (2,)}
+          "2": (2,), "33": (3, 3)}
 
 
 def make(spec, rng):
     """The array a spec names: f float, u in (-1, 1), p positive, q in (0, 1), b bool,
-    i integer indices below 2 (or below 3, for shape 32), s sorted; then the shape."""
+    i integer indices below 2 (or below 3, for shape 32), s sorted, n invertible (square),
+    d positive-definite; then the shape."""
     kind, shape = spec[0], SHAPES[spec[1:]]
+    if kind in "nd":
+        near_eye = 2 * np.eye(shape[-1]) + 0.3 * rng.standard_normal(shape)
+        return (near_eye if kind == "n" else near_eye @ near_eye.T).astype(np.float32)
     if kind == "f":
         return rng.standard_normal(shape).astype(np.float32)
     if kind == "u":
@@ -115,7 +126,7 @@ def _inputs(args, library, rng):
     def convert(value):
         if isinstance(value, list):
             return [convert(v) for v in value]
-        if isinstance(value, str) and value[0] in "fupqbsi" and value[1:] in SHAPES:
+        if isinstance(value, str) and value[0] in "fupqbsind" and value[1:] in SHAPES:
             array = make(value, rng)
             return ng.tensor(array) if library is ng else torch.from_numpy(array)
         return value

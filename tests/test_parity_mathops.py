@@ -530,4 +530,5 @@ def test_spectral_and_nuclear_norms_say_they_are_missing():
 
 def test_constants():
     check(lambda M: (M.inf, M.nan, M.pi, M.e))
-    assert ng.linalg.__all__ == ["matrix_norm", "norm", "vector_norm"]
+    assert ng.linalg.__all__ == ["LinAlgError", "cholesky", "cross", "det", "inv", "matrix_norm", "norm",
+                                 "slogdet", "solve", "vector_norm"]

@@ -156,6 +156,8 @@ REFUSED_DTYPES = {
     "hypot": ("biu", *_no_kernel("hypot_cpu")),
     "logaddexp": ("biu", *_no_kernel("logaddexp_cpu")),
     "lerp": ("biu", *_no_kernel("lerp_kernel_scalar")),
+    "addcmul": ("b", *_no_kernel("addcmul_cpu_out")),
+    "cross": ("b", *_no_kernel("cross")),
     "logcumsumexp": ("biu", *_no_kernel("logcumsumexp_out_cpu")),
     "median": ("b", *_no_kernel("median_cpu")),
     "round_decimals": ("biu", *_no_kernel("round_cpu")),

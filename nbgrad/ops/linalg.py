@@ -1,7 +1,12 @@
-"""Matrix products: ``mm``, ``mv``, ``dot`` and the broadcasting ``matmul``.
+"""Matrix products: ``mm``, ``mv``, ``dot`` and the broadcasting ``matmul``; and the
+functions of square matrices: ``det``, ``slogdet`` (``logdet``), ``inverse``, ``solve`` and
+``cholesky``.
 
 For ``C = A @ B`` the chain rule gives ``dA = dC @ B^T`` and ``dB = A^T @ dC``; each node
-saves only the operand that the *other* input's gradient needs.
+saves only the operand that the *other* input's gradient needs. The matrix functions are
+NumPy's (LAPACK's LU factorisation, as PyTorch's), batched over the leading dimensions;
+their gradients are written with ``inverse`` and ``solve`` themselves, so they have higher
+orders too.
 """
 
 from __future__ import annotations
@@ -11,13 +16,15 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..autograd.graph import record, should_record
+from ..autograd.graph import OUTPUT, record, should_record
+from ..backend import array_module
 from ..core.node import Node
 from ..tensor import Tensor
 from . import shape
 from .declare import op
-from .elementwise import check_dtype
+from .elementwise import check_dtype, meta, to_input
 from .operands import broadcast_error, same_device, tensor_operand
+from .reductions import return_types
 
 
 def _pair(op, input, other):
@@ -344,3 +351,379 @@ def broadcast_shapes(a_shape, b_shape):
         return tuple(np.broadcast_shapes(a_shape, b_shape))
     except ValueError:
         raise broadcast_error(a_shape, b_shape) from None
+
+
+# -- functions of square matrices ----------------------------------------------------------
+class LinAlgError(RuntimeError):
+    """A matrix function failed on its input: a singular matrix for ``inv`` or ``solve``
+    (``torch.linalg.LinAlgError``, a ``RuntimeError``)."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"  # PyTorch's class's name
+
+
+def _square(op, x, name="A", half_kernel=None):
+    """PyTorch's checks of a batch of square floating point matrices, as ``op`` words them."""
+    data = x._data
+    if data.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
+    if data.shape[-1] != data.shape[-2]:
+        raise RuntimeError(f"{op}: {name} must be batches of square matrices, but they are "
+                           f"{data.shape[-2]} by {data.shape[-1]} matrices")
+    if data.dtype.kind != "f":
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{dtypes.scalar_type_name(data.dtype)}")
+    if data.dtype == np.float16:
+        if half_kernel:  # det's LU and cholesky's kernels say they have no half version
+            raise NotImplementedError(f"\"{half_kernel}\" not implemented for 'Half'")
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
+    return data
+
+
+def _first_zero_pivot(matrix):
+    """The 1-based position of the first zero on U's diagonal in the LU factorisation with
+    partial pivoting (LAPACK's ``getrf`` info, which PyTorch's message names), or 0."""
+    a = np.array(matrix, dtype=np.float64)
+    n = a.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        if a[p, k] == 0:
+            return k + 1
+        a[[k, p]] = a[[p, k]]
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return 0
+
+
+def _singular(message, data, failure=_first_zero_pivot):
+    """PyTorch's error for the first matrix of a batch that ``failure`` finds fails (at the
+    1-based position it returns; 0 where none): ``message(where, position)``, ``where``
+    naming the batch element when batched."""
+    host = data.get() if hasattr(data, "get") else data  # CuPy arrays come to the host
+    matrices = host.reshape(-1, *host.shape[-2:])
+    for k, matrix in enumerate(matrices):
+        pivot = failure(matrix)
+        if pivot:
+            where = f"(Batch element {k}): " if host.ndim > 2 else ""
+            return LinAlgError(message(where, pivot))
+    return LinAlgError(message("", 1))
+
+
+def _inv(data, op="linalg.inv"):
+    xp = array_module(data)
+    try:
+        return xp.linalg.inv(data)
+    except np.linalg.LinAlgError:
+        raise _singular(lambda where, pivot: (
+            f"{op}: {where}The diagonal element {pivot} is zero, the inversion could not be "
+            "completed because the input matrix is singular."), data) from None
+
+
+def _mT(t):
+    return t.transpose(-2, -1)
+
+
+class LinalgDetBackward0(Node):
+    """``d det(A) = det(A) A^{-T}``; 0 for a singular matrix (det 0), as PyTorch's."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, det = self.saved_values
+        singular = (det == 0).unsqueeze(-1).unsqueeze(-1)
+        eye = Tensor._make(array_module(a._data).eye(a._data.shape[-1], dtype=a._data.dtype))
+        safe = a.where(~singular, eye)  # singular matrices get 0 from det == 0 below
+        return ((grad * det).unsqueeze(-1).unsqueeze(-1) * _mT(inverse(safe)),)
+
+
+def _det(op, x):
+    data = _square(op, x, half_kernel="lu_cpu")
+    out = Tensor._make(array_module(data).linalg.det(data).astype(data.dtype, copy=False))
+    if should_record(x):
+        record(LinalgDetBackward0, out, (x,), saved=(x, OUTPUT))
+    return out
+
+
+@op(LinalgDetBackward0)
+def det(input: Tensor) -> Tensor:
+    """The determinant of a square matrix, or of each in a batch.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, n, n)``, floating point.
+
+    Returns
+    -------
+    Tensor
+        ``(*)``. Its gradient ``det(A) A^{-T}`` is 0 where ``A`` is singular (as in
+        PyTorch, which writes it with ``det`` as a factor).
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is not a batch of square floating point matrices.
+    """
+    return _det("linalg.det", tensor_operand(input, "det"))
+
+
+class LinalgSlogdetBackward0(Node):
+    """Only ``logabsdet`` has a gradient (``sign`` is piecewise constant): ``A^{-T}``."""
+
+    __slots__ = ("num_outputs",)
+
+    def apply(self, grad_sign, grad_logabsdet):
+        (a,) = self.saved_values
+        if grad_logabsdet is None:
+            return (None,)
+        return (grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * _mT(inverse(a)),)
+
+
+def _slogdet(op, x, result_type):
+    data = _square(op, x)
+    sign, logabsdet = array_module(data).linalg.slogdet(data)
+    sign = Tensor._make(sign.astype(data.dtype, copy=False))
+    logabsdet = Tensor._make(logabsdet.astype(data.dtype, copy=False))
+    if should_record(x):
+        record(LinalgSlogdetBackward0, (sign, logabsdet), (x,), saved=(x,))
+    return result_type(sign, logabsdet)
+
+
+@op(LinalgSlogdetBackward0)
+def slogdet(input: Tensor) -> tuple[Tensor, Tensor]:
+    """The sign and the log of the absolute value of the determinant, which does not
+    overflow where the determinant itself would.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, n, n)``, floating point.
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        The named tuple ``(sign, logabsdet)`` (``nbgrad.return_types.slogdet``): sign 0 and
+        logabsdet ``-inf`` for a singular matrix.
+    """
+    return _slogdet("linalg.slogdet", tensor_operand(input, "slogdet"), return_types.slogdet)
+
+
+@op()
+def logdet(input: Tensor) -> Tensor:
+    """The log of the determinant: ``logabsdet`` where the determinant is positive, NaN
+    where it is negative, ``-inf`` where it is 0.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, n, n)``, floating point.
+
+    Returns
+    -------
+    Tensor
+        Composed as PyTorch composes it: ``where(sign == -1, nan, logabsdet)``.
+    """
+    sign, logabsdet = _slogdet("logdet", tensor_operand(input, "logdet"), return_types.slogdet)
+    return logabsdet.where(sign != -1, math.nan)
+
+
+class LinalgInvExBackward0(Node):
+    """``d A^{-1} = -A^{-T} grad A^{-T}``, in the saved result."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        (inv,) = self.saved_values
+        inv_t = _mT(inv)
+        return (-inv_t.matmul(grad).matmul(inv_t),)
+
+
+def _inverse(x):
+    data = _square("linalg.inv", x)
+    out = Tensor._make(_inv(data).astype(data.dtype, copy=False))
+    if should_record(x):
+        record(LinalgInvExBackward0, out, (x,), saved=(OUTPUT,))
+    return out
+
+
+@op(LinalgInvExBackward0)
+def inverse(input: Tensor) -> Tensor:
+    """The inverse of a square matrix, or of each in a batch.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(*, n, n)``, floating point, invertible.
+
+    Returns
+    -------
+    Tensor
+        ``(*, n, n)``.
+
+    Raises
+    ------
+    nbgrad.linalg.LinAlgError
+        A matrix is singular (PyTorch's message names the zero pivot of its LU
+        factorisation, and the batch element).
+    RuntimeError
+        ``input`` is not a batch of square floating point matrices.
+    """
+    return _inverse(tensor_operand(input, "inverse"))
+
+
+class LinalgSolveExBackward0(Node):
+    """``X = A^{-1} B``: ``grad_B = A^{-T} grad`` and ``grad_A = -grad_B X^T`` (for
+    ``left=False``, ``X A = B``, the same transposed)."""
+
+    __slots__ = ("left", "metas", "vector")
+
+    def apply(self, grad):
+        a, x = self.saved_values
+        a_fn, b_fn = self._next_nodes
+        if not self.left:  # X A = B is A^T X^T = B^T
+            grad, x, a = _mT(grad), _mT(x), _mT(a)
+        if self.vector:
+            grad, x = grad.unsqueeze(-1), x.unsqueeze(-1)
+        grad_b = solve(_mT(a), grad)
+        grad_a = -grad_b.matmul(_mT(x)) if a_fn is not None else None
+        if not self.left:
+            grad_b, grad_a = _mT(grad_b), None if grad_a is None else _mT(grad_a)
+        if self.vector:
+            grad_b = grad_b.squeeze(-1)
+        return (to_input(grad_a, self.metas[0]) if a_fn is not None else None,
+                to_input(grad_b, self.metas[1]) if b_fn is not None else None)
+
+
+@op(LinalgSolveExBackward0, export=False, method=False)
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (``X A = B`` with ``left=False``), batched.
+
+    Parameters
+    ----------
+    A : Tensor
+        ``(*, n, n)``, floating point, invertible.
+    B : Tensor
+        ``(*, n, k)``, of ``A``'s dtype; or ``(*, n)``, a batch of vectors, where its
+        shape is ``A``'s without the last dimension (or it is 1-d). The batch dimensions
+        broadcast.
+    left : bool
+        Solve ``A X = B`` (True) or ``X A = B``.
+
+    Returns
+    -------
+    Tensor
+        Of ``B``'s shape, the batch dimensions broadcast.
+
+    Raises
+    ------
+    nbgrad.linalg.LinAlgError
+        A matrix is singular.
+    RuntimeError
+        ``A`` is not a batch of square floating point matrices, or ``B``'s shape or dtype
+        does not fit.
+    """
+    a = tensor_operand(A, "linalg_solve", name="A")
+    b = tensor_operand(B, "linalg_solve", 2, "B")
+    a_data = _square("linalg.solve", a)
+    b_data = b._data
+    if b_data.dtype != a_data.dtype:
+        raise RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found A of "
+                           f"type {dtypes.scalar_type_name(a_data.dtype)} and B of type "
+                           f"{dtypes.scalar_type_name(b_data.dtype)} instead")
+    same_device(a, b)
+    vector = b_data.ndim == 1 or (b_data.ndim == a_data.ndim - 1
+                                  and b_data.shape == a_data.shape[:-1])
+    if not vector and b_data.ndim < 2:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    n = a_data.shape[-1]
+    columns = b_data[..., None] if vector else b_data
+    rows = columns.shape[-2] if left else columns.shape[-1]
+    if rows != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
+                           f"{columns.shape[-2]}x{columns.shape[-1]})")
+    batch = broadcast_shapes(columns.shape[:-2], a_data.shape[:-2])  # PyTorch's order
+    xp = array_module(a_data)
+    lhs = xp.broadcast_to(a_data if left else xp.swapaxes(a_data, -1, -2), batch + (n, n))
+    rhs = columns if left else xp.swapaxes(columns, -1, -2)
+    rhs = xp.broadcast_to(rhs, batch + rhs.shape[-2:])
+    try:
+        solved = xp.linalg.solve(lhs, rhs)
+    except np.linalg.LinAlgError:
+        raise _singular(lambda where, pivot: (
+            f"nbgrad.linalg.solve: {where}The solver failed because the input matrix is "
+            "singular."), lhs) from None
+    solved = solved if left else xp.swapaxes(solved, -1, -2)
+    out = Tensor._make((solved[..., 0] if vector else solved).astype(a_data.dtype, copy=False))
+    if should_record(a, b):
+        record(LinalgSolveExBackward0, out, (a, b), saved=(a, OUTPUT), left=left, vector=vector,
+               metas=(meta(a, Tensor._make(lhs)), meta(b, out)))
+    return out
+
+
+def _first_minor_not_positive(matrix):
+    """The order of the first leading minor of ``matrix`` that is not positive-definite
+    (LAPACK's ``potrf`` info, which PyTorch's message names), or 0."""
+    for k in range(1, matrix.shape[0] + 1):
+        try:
+            np.linalg.cholesky(matrix[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+class LinalgCholeskyExBackward0(Node):
+    """PyTorch's formula, in the saved factor ``L``: ``P = tril(L^H grad)`` with its
+    strict lower part mirrored and halved, then ``L^{-H} P L^{-1}``."""
+
+    __slots__ = ("upper",)
+
+    def apply(self, grad):
+        (factor,) = self.saved_values
+        lower, grad = (_mT(factor), _mT(grad)) if self.upper else (factor, grad)
+        p = _mT(lower).matmul(grad).tril()
+        p = 0.5 * (p + _mT(p.tril(-1)))
+        return (solve(lower, solve(_mT(lower), p), left=False),)
+
+
+@op(LinalgCholeskyExBackward0, export=False, method=False)
+def cholesky(input: Tensor, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor ``L`` of a symmetric positive-definite matrix, ``A = L L^T``
+    (or of each in a batch); only the lower triangle of ``input`` is read.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``A``, ``(*, n, n)``, floating point, symmetric positive-definite (PyTorch's
+        documentation calls it ``A``, its function takes ``input``).
+    upper : bool
+        Return the upper triangular ``U = L^T`` (``A = U^T U``) instead.
+
+    Returns
+    -------
+    Tensor
+        Lower (or upper) triangular, of the input's shape.
+
+    Raises
+    ------
+    nbgrad.linalg.LinAlgError
+        A matrix is not positive-definite (PyTorch's message names the first leading
+        minor that is not, and the batch element).
+    RuntimeError
+        ``input`` is not a batch of square floating point matrices.
+    """
+    x = tensor_operand(input, "linalg_cholesky")
+    data = _square("linalg.cholesky", x, half_kernel="cholesky_cpu")
+    xp = array_module(data)
+    try:
+        lower = xp.linalg.cholesky(data)
+    except np.linalg.LinAlgError:
+        raise _singular(lambda where, order: (
+            f"linalg.cholesky: {where}The factorization could not be completed because the input "
+            f"is not positive-definite (the leading minor of order {order} is not "
+            "positive-definite)."), data, _first_minor_not_positive) from None
+    factor = xp.swapaxes(lower, -1, -2) if upper else lower
+    out = Tensor._make(xp.ascontiguousarray(factor).astype(data.dtype, copy=False))
+    if should_record(x):
+        record(LinalgCholeskyExBackward0, out, (x,), saved=(OUTPUT,), upper=upper)
+    return out

@@ -58,19 +58,20 @@ EITHER = "either"      # a tensor (CAST), or a tuple where the result is one (ma
 # torch/_C/_VariableFunctions.pyi, and the docs of torch.linalg's), with their rule.
 OUT = {
     **dict.fromkeys((
-        "acos acosh add arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan "
-        "atan2 atanh cos cosh div divide erf erfc erfinv exp exp2 expm1 floor_divide fmod ger "
-        "hypot kron lerp log log10 log1p log2 logaddexp logsumexp maximum mean minimum mul "
+        "acos acosh add addcdiv addcmul arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan "
+        "atan2 atanh copysign cos cosh diff div divide erf erfc erfinv exp exp2 expm1 floor_divide fmod ger "
+        "hypot kron lerp log log10 logit log1p log2 logaddexp logsumexp maximum mean minimum mul "
         "multiply nanmean nansum normal outer pow reciprocal remainder rsqrt sigmoid sin sinh "
         "sqrt square std sub subtract tan tanh threshold true_divide var xlogy").split(), CAST),
     **dict.fromkeys((
         "cat column_stack concat concatenate dstack hstack row_stack stack vstack").split(), JOIN),
     **dict.fromkeys((
         "abs all amax amin any argmax argmin argsort bmm bucketize ceil clamp clamp_max "
-        "clamp_min clip diag dot floor frac gather hardshrink index_add index_copy "
-        "index_select isin log_softmax logcumsumexp masked_select matmul mm msort multinomial "
+        "clamp_min clip cross diag dot floor frac gather hardshrink index_add index_copy "
+        "index_select inverse isin log_softmax logcumsumexp masked_select matmul mm msort multinomial "
         "mv nan_to_num neg negative nonzero norm round scatter scatter_add scatter_reduce "
-        "searchsorted sgn sign softmax take take_along_dim tril triu trunc where").split(), EXACT),
+        "searchsorted sgn sign softmax take take_along_dim tensordot tril triu trunc where").split(),
+        EXACT),
     **dict.fromkeys((
         "bernoulli eq ge greater greater_equal gt le less less_equal logical_not lt ne "
         "not_equal").split(), ANY),
@@ -78,9 +79,10 @@ OUT = {
     **dict.fromkeys(
         "empty eye full linspace ones rand randint randn randperm zeros".split(), CREATION),
     "arange": RANGE,
-    **dict.fromkeys("aminmax cummax cummin kthvalue sort topk".split(), TUPLE),
+    **dict.fromkeys("aminmax cummax cummin kthvalue linalg.slogdet slogdet sort topk".split(), TUPLE),
     **dict.fromkeys("max median min nanmedian".split(), EITHER),
-    **dict.fromkeys(("linalg.matrix_norm", "linalg.norm", "linalg.vector_norm"), EXACT),
+    **dict.fromkeys(("linalg.cholesky", "linalg.cross", "linalg.det", "linalg.inv", "linalg.matrix_norm", "linalg.norm",
+                     "linalg.solve", "linalg.vector_norm"), EXACT),
 }
 ANNOTATIONS = {TUPLE: "tuple[Tensor, ...] | None", EITHER: "Tensor | tuple[Tensor, ...] | None"}
 # the entry ``out`` gets in the function's Parameters (its type, and what it must be)

@@ -1,4 +1,5 @@
-"""Elementwise math of two tensors, each one block: atan2, hypot, logaddexp, xlogy and lerp.
+"""Elementwise math of two tensors, each one block: atan2, hypot, logaddexp, xlogy, copysign
+and lerp; and of three, addcmul and addcdiv.
 
 Operands broadcast and promote as in ``+``; the result is floating point (integers compute
 in the default float dtype, where PyTorch has a kernel for them at all). Each gradient is
@@ -16,7 +17,15 @@ from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
 from .elementwise import binary, check_dtype, meta, metas, to_input
-from .operands import floating, operand, same_device, tensor_operand
+from .operands import (
+    broadcast_error,
+    floating,
+    invalid_combination,
+    operand,
+    same_device,
+    tensor_operand,
+    zeros_like,
+)
 
 
 def _tensors(op, input, other):
@@ -275,4 +284,169 @@ def lerp(input: Tensor, end: Tensor, weight: Tensor | float) -> Tensor:
                    metas=(meta(start, out), meta(end, out), meta(weight, out)))
     elif should_record(start, end):
         record(LerpBackward0, out, (start, end), weight=weight, metas=metas(start, end, out))
+    return out
+
+
+class CopysignBackward0(Node):
+    """tensor, tensor: ``grad * result / input`` (0 where the input is 0, as PyTorch); the
+    sign's source gets a zero gradient."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        x_fn, y_fn = self._next_nodes
+        grad_x = (grad * (result / x)).masked_fill(x == 0, 0.0) if x_fn is not None else None
+        return (to_input(grad_x, self.metas[0]) if x_fn is not None else None,
+                to_input(zeros_like(grad), self.metas[1]) if y_fn is not None else None)
+
+
+class CopysignBackward1(Node):
+    """tensor, number"""
+
+    __slots__ = ("meta",)
+
+    def apply(self, grad):
+        x, result = self.saved_values
+        return (to_input((grad * (result / x)).masked_fill(x == 0, 0.0), self.meta),)
+
+
+@op(CopysignBackward0, CopysignBackward1, inplace=True)
+def copysign(input: Tensor, other: Tensor | float) -> Tensor:
+    """The magnitude of ``input`` with the sign of ``other``, element by element.
+
+    Parameters
+    ----------
+    input : Tensor
+    other : Tensor or number
+        Broadcast with ``input``; its sign bit counts, so ``-0.0`` is negative.
+
+    Returns
+    -------
+    Tensor
+        Floating point (integers give the default float dtype). The gradient of ``input``
+        is 0 where ``input`` is 0, and ``other`` gets a zero gradient (as in PyTorch).
+    """
+    if not isinstance(input, Tensor):
+        raise invalid_combination("copysign", input, other)
+    a, b, out, recording = _floating_binary("copysign", input, other, np.copysign)
+    if not recording:
+        return out
+    if isinstance(b, Tensor):
+        record(CopysignBackward0, out, (a, b), saved=(a, OUTPUT), metas=metas(a, b, out))
+    else:
+        record(CopysignBackward1, out, (a,), saved=(a, OUTPUT), meta=meta(a, out))
+    return out
+
+
+def _addc(op, input, tensor1, tensor2, value, combine):
+    """``input + value * combine(tensor1, tensor2)`` of three tensors promoted together and
+    broadcast, ``value`` cast to their dtype (an integer result truncates it, as PyTorch's
+    kernel does); returns the operands, ``value`` as used, the result and ``recording``."""
+    x = tensor_operand(input, op)
+    t1 = tensor_operand(tensor1, op, 2, "tensor1")
+    t2 = tensor_operand(tensor2, op, 3, "tensor2")
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, str) or not isinstance(value, (bool, int, float)):
+        raise TypeError(f"{op}(): argument 'value' must be Number, not {type(value).__name__}")
+    same_device(x, t1, t2)
+    if op == "addcdiv" and t1._data.dtype.kind in "biu" and t2._data.dtype.kind in "biu":
+        raise RuntimeError(_INTEGER_ADDCDIV)
+    shape = ()
+    for t in (x, t1, t2):  # PyTorch broadcasts the operands in order, and says which failed
+        try:
+            shape = np.broadcast_shapes(shape, t._data.shape)
+        except ValueError:
+            raise broadcast_error(shape, t._data.shape) from None
+    want = dtypes.result_type(x._data, t1._data, t2._data)
+    check_dtype(op, want)
+    value = float(value) if want.kind == "f" else int(value)
+    a, b, c = (t._data.astype(want, copy=False) for t in (x, t1, t2))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        data = (a + value * combine(b, c)).astype(want, copy=False)
+    return x, t1, t2, value, Tensor._make(data), should_record(x, t1, t2)
+
+
+_INTEGER_ADDCDIV = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+
+
+class AddcmulBackward0(Node):
+    __slots__ = ("metas", "value")
+
+    def apply(self, grad):
+        t1, t2 = self.saved_values
+        grads = (grad, grad * t2 * self.value, grad * t1 * self.value)
+        return tuple(to_input(g, m) if fn is not None else None
+                     for g, m, fn in zip(grads, self.metas, self._next_nodes))
+
+
+@op(AddcmulBackward0, inplace=True)
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2``, element by element.
+
+    Parameters
+    ----------
+    input, tensor1, tensor2 : Tensor
+        Promoted together and broadcast (bool has no kernel, as in PyTorch).
+    value : number
+        Cast to the result's dtype first: an integer result truncates a float ``value``.
+
+    Returns
+    -------
+    Tensor
+    """
+    x, t1, t2, value, out, recording = _addc("addcmul", input, tensor1, tensor2, value,
+                                             lambda b, c: b * c)
+    if recording:
+        record(AddcmulBackward0, out, (x, t1, t2), saved=(t1, t2), value=value,
+               metas=(meta(x, out), meta(t1, out), meta(t2, out)))
+    return out
+
+
+class AddcdivBackward0(Node):
+    __slots__ = ("metas", "value")
+
+    def apply(self, grad):
+        t1, t2 = self.saved_values
+        _, t1_fn, t2_fn = self._next_nodes
+        scaled = grad * self.value / t2
+        grads = (grad, scaled if t1_fn is not None else None,
+                 -scaled * t1 / t2 if t2_fn is not None else None)
+        return tuple(to_input(g, m) if fn is not None else None
+                     for g, m, fn in zip(grads, self.metas, self._next_nodes))
+
+
+@op(AddcdivBackward0, inplace=True)
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2``, element by element.
+
+    Parameters
+    ----------
+    input, tensor1, tensor2 : Tensor
+        Promoted together and broadcast; ``tensor1`` and ``tensor2`` not both integer
+        (PyTorch refuses the integer division it used to do).
+    value : number
+        Cast to the result's dtype first.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        ``tensor1`` and ``tensor2`` are both integer (or bool) tensors.
+    """
+    x, t1, t2, value, out, recording = _addc("addcdiv", input, tensor1, tensor2, value,
+                                             lambda b, c: b / c)
+    if recording:
+        record(AddcdivBackward0, out, (x, t1, t2), saved=(t1, t2), value=value,
+               metas=(meta(x, out), meta(t1, out), meta(t2, out)))
     return out

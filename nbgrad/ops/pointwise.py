@@ -1,6 +1,6 @@
 """Elementwise math of one tensor, each one block (node, then function): exp, log, sqrt
 and their relatives (log1p, expm1, log2, log10, exp2, rsqrt), the trigonometric and
-hyperbolic functions and their inverses, abs, frac and nan_to_num.
+hyperbolic functions and their inverses, abs, frac, nan_to_num and logit.
 
 Each derivative is written in what its node saves: the input (``log' = 1/x``) or the
 output (``exp' = exp(x)``, ``sqrt' = 1/(2 sqrt(x))``), whichever PyTorch saves. An integer
@@ -21,7 +21,7 @@ from .declare import inplace_docstring, op
 from .elementwise import INPUT, OUTPUT, check_dtype, unary
 from .inplace import apply_inplace
 from .methods import tensor_method
-from .operands import tensor_operand
+from .operands import floating, tensor_operand
 
 
 class ExpBackward0(Node):
@@ -648,4 +648,54 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                                      neginf=info.min if neginf is None else neginf))
     if should_record(x):
         record(NanToNumBackward0, out, (x,), saved=(x,))
+    return out
+
+
+class LogitBackward0(Node):
+    """``grad / (x (1 - x))``; NaN outside ``[0, 1]`` without ``eps``, and 0 outside
+    ``[eps, 1 - eps]`` with it (where the forward clamped), as PyTorch."""
+
+    __slots__ = ("eps",)
+
+    def apply(self, grad):
+        (x,) = self.saved_values
+        # x (1 - x) >= 0 wherever the result is kept: abs() only turns -0.0 into 0.0, so
+        # that the gradient at x = -0.0 is +inf, as PyTorch's
+        derivative = grad / (x * (1 - x)).abs()
+        if self.eps is None:
+            return (derivative.masked_fill((x < 0) | (x > 1), math.nan),)
+        return (derivative.masked_fill((x < self.eps) | (x > 1 - self.eps), 0.0),)
+
+
+@op(LogitBackward0, inplace=True)
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """The log-odds ``log(p / (1 - p))`` of each element, the inverse of ``sigmoid``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Probabilities; an integer tensor is computed in the default float dtype.
+    eps : float, optional
+        Clamp the input to ``[eps, 1 - eps]`` first; ``None`` (or a negative ``eps``, as
+        in PyTorch) clamps nothing, and values outside ``[0, 1]`` give NaN.
+
+    Returns
+    -------
+    Tensor
+        Floating point; ``-inf`` at 0 and ``inf`` at 1 without ``eps``.
+    """
+    x = tensor_operand(input, "logit")
+    if eps is not None and (isinstance(eps, (bool, str)) or not isinstance(eps, (int, float))):
+        raise TypeError(f"logit(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
+    if eps is not None and eps < 0:
+        eps = None
+    data = floating(x._data)
+    xp = array_module(data)
+    if eps is not None:  # PyTorch's clamp: to eps below, else to 1 - eps above (eps > 0.5 too)
+        data = xp.where(data < eps, eps, xp.where(data > 1 - eps, 1 - eps, data))
+        data = data.astype(x._data.dtype if x._data.dtype.kind == "f" else data.dtype, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = Tensor._make(xp.log(data / (1 - data)).astype(data.dtype, copy=False))
+    if should_record(x):
+        record(LogitBackward0, out, (x,), saved=(x,), eps=None if eps is None else float(eps))
     return out

@@ -1,5 +1,5 @@
-"""Products of tensors written as compositions of nbgrad's operations: outer (ger), kron
-and einsum.
+"""Products of tensors: outer (ger), kron, tensordot and einsum, written as compositions of
+nbgrad's operations, and the cross product, one block with its node.
 
 PyTorch composes these too (``outer`` is a broadcast multiplication, ``einsum`` a series of
 permutes, reshapes and batched matrix products), so their gradients come from the parts,
@@ -9,13 +9,20 @@ higher orders included.
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
+
+import numpy as np
 
 from .. import dtypes
+from ..autograd.graph import record, should_record
 from ..backend import array_module
+from ..core.node import Node
 from ..tensor import Tensor
+from ..warn import warn_once
 from .declare import op
-from .linalg import matmul
-from .operands import same_device, tensor_operand
+from .elementwise import check_dtype, meta, to_input
+from .linalg import matmul, mm
+from .operands import broadcast_error, same_device, tensor_operand
 from .shape import unsafe_view
 
 
@@ -64,6 +71,161 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     a_spread = a.reshape(tuple(s for n in a_shape for s in (n, 1)))
     b_spread = b.reshape(tuple(s for n in b_shape for s in (1, n)))
     return unsafe_view(a_spread * b_spread, tuple(m * n for m, n in zip(a_shape, b_shape)))
+
+
+def _tensordot_dims(dims, a, b):
+    """``dims`` as PyTorch's ``tensordot`` reads it: the last ``dims`` dimensions of ``a``
+    with the first of ``b``, or two lists of dimensions (a tensor holding either)."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, bool) or not isinstance(dims, (int, tuple, list)):
+        raise RuntimeError(  # noqa: TRY004 - PyTorch raises a RuntimeError here
+            "tensordot expects dims to be int or tuple[list[int], list[int]] or "
+            f"list[list[int]] containing two lists, but got dims={dims}")
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a._data.ndim, b._data.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(-dims, 0)), list(range(dims))
+    dims_a, dims_b = dims
+    for name, position, given in (("dims_self", 3, dims_a), ("dims_other", 4, dims_b)):
+        if not isinstance(given, (list, tuple)) or not all(
+                isinstance(d, int) and not isinstance(d, bool) for d in given):
+            kind = type(given).__name__ if not isinstance(given, (list, tuple)) else \
+                f"{type(given).__name__} of [{', '.join(type(d).__name__ for d in given)}]"
+            raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be tuple "
+                            f"of ints, not {kind}")
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    return list(dims_a), list(dims_b)
+
+
+@op(method=False)
+def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[Sequence[int]] | Tensor = 2) -> Tensor:
+    """The sum of products of ``a`` and ``b`` over pairs of their dimensions.
+
+    Parameters
+    ----------
+    a, b : Tensor
+        Of one dtype.
+    dims : int or pair of lists of int or Tensor
+        An int ``d``: the last ``d`` dimensions of ``a`` with the first ``d`` of ``b``; two
+        lists: ``a``'s dimensions ``dims[0][i]`` with ``b``'s ``dims[1][i]``. A contracted
+        dimension of size 1 on one side is summed away first.
+
+    Returns
+    -------
+    Tensor
+        ``a``'s free dimensions, then ``b``'s; computed as one matrix product of the
+        permuted, reshaped operands (so ``ViewBackward0`` on ``MmBackward0``, as PyTorch).
+    """
+    a = tensor_operand(a, "tensordot", name="a")
+    b = tensor_operand(b, "tensordot", 2, "b")
+    dims_a, dims_b = _tensordot_dims(dims, a, b)
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    same_device(a, b)
+    axes_a = [dtypes.dim_index(d, a._data.ndim) for d in dims_a]
+    axes_b = [dtypes.dim_index(d, b._data.ndim) for d in dims_b]
+    contracted = 1
+    for d_a, d_b, axis_a, axis_b in zip(dims_a, dims_b, axes_a, axes_b):
+        size_a, size_b = a._data.shape[axis_a], b._data.shape[axis_b]
+        if size_b == 1:  # a broadcast dimension: summed on its own
+            a = a.sum(axis_a, keepdim=True)
+        elif size_a == 1:
+            b = b.sum(axis_b, keepdim=True)
+        elif size_a != size_b:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {size_a} "
+                               f"in dim {d_a} and second has size {size_b} in dim {d_b}")
+        else:
+            contracted *= size_a
+    free_a = [d for d in range(a._data.ndim) if d not in axes_a]
+    free_b = [d for d in range(b._data.ndim) if d not in axes_b]
+    shape_a = [a._data.shape[d] for d in free_a]
+    shape_b = [b._data.shape[d] for d in free_b]
+    left = a.permute(*free_a, *axes_a).reshape(int(np.prod(shape_a)), contracted)
+    right = b.permute(*axes_b, *free_b).reshape(contracted, int(np.prod(shape_b)))
+    return mm(left, right).reshape(*shape_a, *shape_b)
+
+
+def _linalg_cross(a, b, dim):
+    """The cross product of ``a`` and ``b`` along ``dim``, checked and recorded."""
+    if a._data.ndim != b._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if not a._data.ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    axis = dtypes.dim_index(dim, a._data.ndim)
+    if a._data.shape[axis] != 3 or b._data.shape[axis] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{a._data.shape[axis]} and {b._data.shape[axis]}")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(a._data.dtype)} but "
+                           f"found {dtypes.scalar_type_name(b._data.dtype)}")
+    check_dtype("cross", a._data.dtype)
+    same_device(a, b)
+    try:
+        shape = np.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        raise broadcast_error(a._data.shape, b._data.shape) from None
+    xp = array_module(a._data)
+    data = xp.cross(a._data, b._data, axis=axis) if 0 not in shape else xp.zeros(shape, a._data.dtype)
+    out = Tensor._make(data.astype(a._data.dtype, copy=False))
+    if should_record(a, b):
+        record(LinalgCrossBackward0, out, (a, b), saved=(a, b), dim=axis,
+               metas=(meta(a, out), meta(b, out)))
+    return out
+
+
+class LinalgCrossBackward0(Node):
+    """``a x b`` is linear in each: ``grad_a = b x grad`` and ``grad_b = grad x a``."""
+
+    __slots__ = ("dim", "metas")
+
+    def apply(self, grad):
+        a, b = self.saved_values
+        a_fn, b_fn = self._next_nodes
+        return (to_input(_linalg_cross(b, grad, self.dim), self.metas[0])
+                if a_fn is not None else None,
+                to_input(_linalg_cross(grad, a, self.dim), self.metas[1])
+                if b_fn is not None else None)
+
+
+_CROSS_DEFAULT_DIM = (
+    "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+    "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+    "with that of linalg.cross in a future release.")
+
+
+@op(LinalgCrossBackward0)
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim``, the other dimensions broadcast.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Of one dtype and as many dimensions, ``dim`` of size 3 in both.
+    dim : int, optional
+        Without it, the first dimension of ``input`` of size 3, with PyTorch's deprecation
+        warning (once); ``linalg.cross`` takes the last by default.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        Without ``dim``, no dimension of size 3; the dimensions, sizes or dtypes differ.
+    """
+    a = tensor_operand(input, "cross")
+    b = tensor_operand(other, "cross", 2, "other")
+    if dim is None:
+        warn_once(_CROSS_DEFAULT_DIM.replace("torch.", "nbgrad."), stacklevel=2)
+        dim = next((d for d, n in enumerate(a._data.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return _linalg_cross(a, b, dim)
 
 
 # -- einsum ---------------------------------------------------------------------------------

@@ -612,6 +612,8 @@ class return_types:
     sort = _return_type("sort")
     topk = _return_type("topk")
     kthvalue = _return_type("kthvalue")
+    slogdet = _return_type("slogdet", ("sign", "logabsdet"))
+    linalg_slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
 
 
 def _check_nonempty(op, data, dim):

@@ -1,5 +1,5 @@
 """Cumulative operations along one dimension, each one block: cumsum, cumprod, cummax,
-cummin and logcumsumexp.
+cummin and logcumsumexp; and diff, the differences that undo a cumsum.
 
 Their backward runs the scan the other way (from the end of the dimension to its start),
 written with nbgrad's own operations, so that higher-order gradients follow.
@@ -21,6 +21,7 @@ from .elementwise import check_dtype
 from .indexing import embed
 from .operands import tensor_operand
 from .reductions import flip, numpy_spelling, return_types
+from .shape import cat
 
 if TYPE_CHECKING:
     from ..dtypes import dtype
@@ -296,3 +297,58 @@ def logcumsumexp(input: Tensor, dim: int | None = None, *, axis: int | None = No
     if should_record(x):
         record(LogcumsumexpBackward0, out, (x,), saved=(x, OUTPUT), dim=d)
     return out
+
+
+@op()
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward differences along ``dim``: ``out[i] = x[i + 1] - x[i]``, ``n``
+    times.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 1-d; a bool tensor's differences are ``!=`` (PyTorch's ``logical_xor``).
+    n : int
+        How many times to difference (0 gives a copy of the input, without ``prepend``
+        and ``append``, as in PyTorch); each time ``dim`` shrinks by one, down to 0.
+    dim : int
+        The dimension along which (the last by default).
+    prepend, append : Tensor, optional
+        Joined before and after ``input`` along ``dim`` first (promoted with it); of
+        ``input``'s number of dimensions.
+
+    Returns
+    -------
+    Tensor
+        Composed of slices and ``sub`` (``SubBackward0``), as in PyTorch.
+
+    Raises
+    ------
+    RuntimeError
+        ``input`` is 0-d, ``n`` is negative, or ``prepend``/``append`` have another
+        number of dimensions.
+    """
+    x = tensor_operand(input, "diff")
+    if type(n) is not int:
+        raise TypeError(f"diff(): argument 'n' must be int, not {type(n).__name__}")
+    for name, t in (("prepend", prepend), ("append", append)):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    if not x._data.ndim:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    axis = dtypes.dim_index(dim, x._data.ndim)
+    joined = [t for t in (prepend, x, append) if t is not None]
+    if any(t._data.ndim != x._data.ndim for t in joined):
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if n == 0:  # PyTorch copies the input alone (CopyBackwards), prepend and append unused
+        return x.new_empty(x._data.shape).copy_(x)
+    if len(joined) > 1:
+        x = cat(joined, axis)
+    for _ in range(min(n, x._data.shape[axis])):
+        size = x._data.shape[axis]
+        later, earlier = x.narrow(axis, 1, size - 1), x.narrow(axis, 0, size - 1)
+        x = later != earlier if x._data.dtype.kind == "b" else later - earlier
+    return x

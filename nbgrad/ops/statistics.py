@@ -1,5 +1,6 @@
 """Order statistics and paired reductions, each one block: median and nanmedian,
-var_mean and std_mean, aminmax and count_nonzero.
+var_mean and std_mean, aminmax and count_nonzero; and cov and corrcoef, composed of
+nbgrad's operations as PyTorch composes them.
 
 A median's gradient goes where its value came from: over the whole tensor it is shared
 evenly among the elements equal to it (as for ``max``); along ``dim`` it goes to the
@@ -8,6 +9,7 @@ element whose index is returned.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,6 +21,7 @@ from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
 from .elementwise import check_dtype
+from .linalg import mm
 from .operands import tensor_operand
 from .reductions import (
     MaxBackward0,
@@ -345,3 +348,121 @@ def count_nonzero(input: Tensor, dim: Dims | None = None, *,
     data = x._data
     axes = normalize_dims(dim, data.ndim)
     return Tensor._make((data != 0).sum(axis=_axis(axes, data.ndim)).astype(np.int64))
+
+
+# -- covariance and correlation ---------------------------------------------------------------
+def _check_weights(name, w, observations, integral):
+    """PyTorch's checks of ``fweights`` (``integral``) or ``aweights``."""
+    if not isinstance(w, Tensor):
+        raise TypeError(f"cov(): argument '{name}' must be Tensor, not {type(w).__name__}")
+    data = w._data
+    if data.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {data.ndim} dimensions")
+    if integral and data.dtype.kind not in "iu":
+        raise RuntimeError(f"cov(): expected {name} to have integral dtype but got {name} with "
+                           f"{dtypes.scalar_type_name(data.dtype)} dtype")
+    if not integral and data.dtype.kind != "f":
+        raise RuntimeError(f"cov(): expected {name} to have floating point dtype but got {name} "
+                           f"with {dtypes.scalar_type_name(data.dtype)} dtype")
+    if data.size != observations:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {data.size} != {observations}")
+    if observations and (data < 0).any():
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    return w
+
+
+@op()
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in
+    the columns), as NumPy's ``cov``.
+
+    Parameters
+    ----------
+    input : Tensor
+        0-, 1- (one variable) or 2-d; not bool.
+    correction : int
+        What the number of observations is reduced by (1: Bessel's correction).
+    fweights : Tensor, optional
+        Integer repeat counts of the observations, one each, not negative.
+    aweights : Tensor, optional
+        Floating point weights of the observations, one each, not negative.
+
+    Returns
+    -------
+    Tensor
+        ``(variables, variables)``, squeezed (a 0-d variance for one variable). With no
+        degrees of freedom left, PyTorch's warning, and inf or NaN.
+
+    Raises
+    ------
+    RuntimeError
+        More than two dimensions, a bool input, or weights of a wrong dtype, shape or sign,
+        or summing to zero.
+    """
+    x = tensor_operand(input, "cov")
+    if type(correction) is not int:
+        raise TypeError(f"cov(): argument 'correction' must be int, not {type(correction).__name__}")
+    if x._data.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an input "
+                           f"with {x._data.ndim} dimensions")
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    observations_of = x if x._data.ndim == 2 else x.reshape(1, -1)
+    observations = observations_of._data.shape[1]
+    w = None
+    if fweights is not None:
+        w = _check_weights("fweights", fweights, observations, integral=True)
+    if aweights is not None:
+        aw = _check_weights("aweights", aweights, observations, integral=False)
+        w = aw if w is None else w * aw
+    if w is None:
+        w_sum = Tensor._make(array_module(x._data).asarray(observations, dtype=np.int64))
+    else:
+        w_sum = w.sum()
+        if not (w_sum._data != 0):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    inputs = observations_of
+    average = (inputs if w is None else inputs * w).sum(1) / w_sum
+    if w is not None and correction != 0 and aweights is not None:
+        norm_factor = w_sum - correction * (w * aw).sum() / w_sum
+    else:
+        norm_factor = w_sum - correction
+    if norm_factor._data <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than "
+                      "the number of observations.", UserWarning, stacklevel=2)
+        norm_factor = norm_factor * 0
+    centred = inputs - average.unsqueeze(1)
+    product = mm(centred, (centred if w is None else centred * w).t())
+    return (product / norm_factor).squeeze()
+
+
+@op()
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson's correlation coefficients of the variables in the rows of ``input``: its
+    ``cov`` normalised by the standard deviations, clipped to ``[-1, 1]``.
+
+    Parameters
+    ----------
+    input : Tensor
+        0-, 1- or 2-d, variables in rows and observations in columns.
+
+    Returns
+    -------
+    Tensor
+        ``(variables, variables)``; for one variable, a 0-d ``cov / cov`` (1, or NaN for a
+        constant).
+    """
+    x = tensor_operand(input, "corrcoef")
+    if x._data.ndim > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got an "
+                           f"input with {x._data.ndim} dimensions")
+    c = cov(x)
+    if not c._data.ndim:  # one variable: 1 (NaN for a constant one, or no observations)
+        return c / c
+    stddev = c.diagonal().sqrt()
+    c = c / stddev.reshape(-1, 1)
+    c = c / stddev.reshape(1, -1)
+    return c.clip(-1, 1)
