@@ -202,11 +202,7 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
                 g = g + weight_decay * p
 
         lerp_(m, g, 1 - beta1)
-        # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
-        v *= beta2
-        square = g * (1 - beta2)
-        square *= g
-        v += square
+        decay_square_(v, g, beta2)
 
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
@@ -221,10 +217,7 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
         denom = xp.sqrt(v)
         denom /= bias_correction2_sqrt
         denom += eps
-        # p.addcdiv_(m, denom, value=-step_size)
-        update = m * -step_size
-        update /= denom
-        p += update
+        addcdiv_(p, m, denom, -step_size)
 
         exp_avgs[i]._bump_version()
         exp_avg_sqs[i]._bump_version()
@@ -244,3 +237,20 @@ def lerp_(start, end, weight):
     else:
         delta *= 1 - weight
         array_module(start).subtract(end, delta, out=start)
+
+
+def decay_square_(average, g, decay):
+    """``average.mul_(decay).addcmul_(g, g, value=1 - decay)`` on arrays, in place: the
+    running average of the squared gradient, rounded in PyTorch's order."""
+    average *= decay
+    square = g * (1 - decay)
+    square *= g
+    average += square
+
+
+def addcdiv_(target, numerator, denominator, value):
+    """``target.addcdiv_(numerator, denominator, value=value)`` on arrays, in place, rounded
+    in PyTorch's order: ``target + (value * numerator) / denominator``."""
+    update = numerator * value
+    update /= denominator
+    target += update
