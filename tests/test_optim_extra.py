@@ -1,7 +1,7 @@
-"""Adadelta, Adamax, NAdam, RAdam, Rprop and ASGD against PyTorch: the same start, the same
-gradients, the same parameters and state after every step, for a grid of options; their
-signatures, defaults and argument errors; state_dicts that cross between the libraries;
-learning-rate schedules and parameter groups.
+"""Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD and LBFGS against PyTorch: the same start,
+the same gradients (LBFGS: the same closure), the same parameters and state after every
+step, for a grid of options; their signatures, defaults and argument errors; state_dicts
+that cross between the libraries; learning-rate schedules and parameter groups.
 """
 
 import copy
@@ -126,7 +126,7 @@ def test_nan_and_inf_gradients_spread_like_torch(name):
     np.testing.assert_allclose(run(ng), run(torch), rtol=1e-12, equal_nan=True)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [*NAMES, "LBFGS"])
 def test_signature_defaults_and_param_groups_match_torch(name):
     t_sig = inspect.signature(getattr(torch.optim, name).__init__)
     n_sig = inspect.signature(getattr(ng.optim, name).__init__)
@@ -143,7 +143,7 @@ def make(lib, name, **kwargs):
     return getattr(lib.optim, name)([p], **kwargs)
 
 
-ERRORS = [(name, dict(lr=-1.0)) for name in NAMES] + [
+ERRORS = [(name, dict(lr=-1.0)) for name in [*NAMES, "LBFGS"]] + [
     ("Adadelta", dict(rho=1.5)), ("Adadelta", dict(rho=-0.1)), ("Adadelta", dict(eps=-1)),
     ("Adadelta", dict(weight_decay=-1)),
     ("Adamax", dict(eps=-1)), ("Adamax", dict(betas=(1.0, 0.9))),
@@ -279,3 +279,135 @@ def test_step_bumps_versions_skips_missing_grads_and_returns_the_closure_loss(na
     assert float(loss.detach()) == 2.0 and a._version > before
     assert not opt.state.get(b) and float(opt.state[a]["step"]) == 1.0
     np.testing.assert_array_equal(to_numpy(b), [1.0, 1.0])
+
+
+# -- LBFGS: one step() is many iterations, each calling the closure -----------------------------
+LBFGS_CASES = [dict(line_search_fn=ls, history_size=h, max_iter=m, lr=lr)
+               for ls, h, m, lr in itertools.product([None, "strong_wolfe"], [100, 2], [20, 4],
+                                                     [1, 0.3])]
+
+
+def lbfgs_problem(lib, seed, **options):
+    """An optimizer over two parameters (one 0-d) of a convex quartic, and its closure."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((6, 6))
+    matrix = lib.tensor(a @ a.T + np.eye(6), dtype=lib.float64)
+    vector = lib.tensor(rng.standard_normal(6), dtype=lib.float64)
+    w = lib.nn.Parameter(lib.tensor(rng.standard_normal((2, 3)), dtype=lib.float64))
+    v = lib.nn.Parameter(lib.tensor(0.5, dtype=lib.float64))
+    opt = lib.optim.LBFGS([w, v], **options)
+
+    def closure():
+        opt.zero_grad()
+        x = w.reshape(-1)
+        loss = 0.5 * (x @ (matrix @ x)) - vector @ x + (v - 1) ** 4 + 0.1 * (x ** 4).sum()
+        loss.backward()
+        return loss
+
+    return [w, v], opt, closure
+
+
+def assert_same_values(t_value, n_value, where):
+    """LBFGS's state entries: tensors, lists of them (or None), ints and floats. Near the
+    minimum, differences of nearly equal gradients (``al``, ``ro``) amplify the dot
+    products' rounding (NumPy sums in another order), hence rtol 1e-6."""
+    if isinstance(t_value, torch.Tensor):
+        assert str(n_value.dtype) == str(t_value.dtype).replace("torch", "nbgrad"), where
+        np.testing.assert_allclose(to_numpy(n_value), to_numpy(t_value), rtol=1e-6,
+                                   atol=1e-12, err_msg=where)
+    elif isinstance(t_value, list):
+        assert len(n_value) == len(t_value), where
+        for i, (t, n) in enumerate(zip(t_value, n_value)):
+            assert_same_values(t, n, f"{where}[{i}]")
+    else:
+        assert type(n_value) is type(t_value), where
+        assert n_value == pytest.approx(t_value, rel=1e-6) if t_value is not None \
+            else n_value is None, where
+
+
+@pytest.mark.parametrize("options", LBFGS_CASES, ids=map(str, LBFGS_CASES))
+def test_lbfgs_steps_match_torch(options):
+    results = []
+    for lib in (torch, ng):
+        params, opt, closure = lbfgs_problem(lib, seed=len(str(options)), **options)
+        losses = [float(opt.step(closure).detach()) for _ in range(3)]
+        results.append((losses, [to_numpy(p) for p in params], opt.state_dict()))
+    (t_losses, t_params, t_state), (n_losses, n_params, n_state) = results
+    np.testing.assert_allclose(n_losses, t_losses, rtol=1e-10)
+    for t, n in zip(t_params, n_params):
+        np.testing.assert_allclose(n, t, rtol=1e-6, atol=1e-9)
+    assert n_state["param_groups"] == t_state["param_groups"]
+    assert list(n_state["state"]) == list(t_state["state"]) == [0]
+    assert list(n_state["state"][0]) == list(t_state["state"][0])
+    for key in ("func_evals", "n_iter"):
+        assert n_state["state"][0][key] == t_state["state"][0][key]
+    if options["max_iter"] == 20:
+        # 60 iterations reach the minimum, where the history (al, ro, old_dirs) holds
+        # differences of gradients at rounding level: their values are noise
+        return
+    for key, t_value in t_state["state"][0].items():
+        assert_same_values(t_value, n_state["state"][0][key], key)
+
+
+def test_lbfgs_state_dict_crosses_between_the_libraries():
+    def resumed(first, second):
+        params, opt, closure = lbfgs_problem(first, 1, max_iter=3, history_size=4)
+        opt.step(closure)
+        state = opt.state_dict()
+        if first is ng:
+            state = interop.to_torch(state)
+        state = through_torch_file(state)
+        if second is ng:
+            state = interop.from_torch(state)
+        start = [to_numpy(p) for p in params]
+        params, opt, closure = lbfgs_problem(second, 1, max_iter=3, history_size=4)
+        with second.no_grad():
+            for p, value in zip(params, start):
+                p.copy_(second.tensor(value, dtype=second.float64))
+        opt.load_state_dict(state)
+        opt.step(closure)
+        return [to_numpy(p) for p in params]
+
+    expected = resumed(torch, torch)
+    for first, second in ((torch, ng), (ng, torch)):
+        for t, n in zip(expected, resumed(first, second)):
+            np.testing.assert_allclose(n, t, rtol=1e-6, atol=1e-9)
+
+
+def test_lbfgs_stops_at_once_when_the_gradient_is_zero():
+    for lib in (torch, ng):
+        p = lib.nn.Parameter(lib.zeros(3, dtype=lib.float64))
+        opt = lib.optim.LBFGS([p])
+
+        def closure(p=p, opt=opt):
+            opt.zero_grad()
+            loss = (p * p).sum()
+            loss.backward()
+            return loss
+
+        assert float(opt.step(closure).detach()) == 0.0
+        assert opt.state[p] == {"func_evals": 1, "n_iter": 0}
+
+
+@pytest.mark.parametrize("case", ["groups", "line_search_fn"])
+def test_lbfgs_errors_match_torch(case):
+    def attempt(lib):
+        a, b = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(2))
+        if case == "groups":
+            lib.optim.LBFGS([{"params": [a]}, {"params": [b]}])
+        opt = lib.optim.LBFGS([a], line_search_fn="backtracking")
+
+        def closure():
+            opt.zero_grad()
+            loss = (a ** 3).sum()
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+
+    with pytest.raises(Exception) as t_err:
+        attempt(torch)
+    with pytest.raises(Exception) as n_err:
+        attempt(ng)
+    assert type(n_err.value) is type(t_err.value)
+    assert str(n_err.value) == str(t_err.value)

@@ -1,6 +1,6 @@
 """Optimizers with PyTorch's API and update rules: ``SGD``, ``Adam``, ``AdamW``,
 ``RMSprop``, ``Adagrad``, ``Adadelta``, ``Adamax``, ``NAdam``, ``RAdam``, ``Rprop``,
-``ASGD``; learning-rate schedules in ``lr_scheduler``.
+``ASGD``, ``LBFGS``; learning-rate schedules in ``lr_scheduler``.
 
     >>> import nbgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0, -2.0]))
@@ -13,7 +13,8 @@
 
 Reading order: ``optimizer.py`` (groups and state), ``sgd.py``, ``adam.py``,
 ``rmsprop.py``, ``adagrad.py``; then ``lr_scheduler.py``. The others are variations:
-``adadelta.py``, ``adamax.py``, ``nadam.py``, ``radam.py``, ``rprop.py``, ``asgd.py``.
+``adadelta.py``, ``adamax.py``, ``nadam.py``, ``radam.py``, ``rprop.py``, ``asgd.py``;
+``lbfgs.py`` is a quasi-Newton method, its ``step`` a closure's loop.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -33,7 +35,8 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS",
+           "lr_scheduler"]
 
 
 # A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
