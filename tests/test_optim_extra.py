@@ -411,3 +411,29 @@ def test_lbfgs_errors_match_torch(case):
         attempt(ng)
     assert type(n_err.value) is type(t_err.value)
     assert str(n_err.value) == str(t_err.value)
+
+
+@pytest.mark.parametrize("name", [*NAMES, "LBFGS"])
+def test_a_tensor_lr_and_copies_step_like_torch(name):
+    def run(lib):
+        p = lib.nn.Parameter(lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64))
+        opt = getattr(lib.optim, name)([p], lr=lib.tensor(0.05))
+
+        def closure():
+            opt.zero_grad()
+            loss = (p ** 4).sum()
+            loss.backward()
+            return loss
+
+        for _ in range(3):
+            opt.step(closure)
+        copied = copy.deepcopy(opt)
+        assert pickle.loads(pickle.dumps(opt)).state_dict()["param_groups"][0]["params"] == [0]
+        assert list(copied.state_dict()["state"][0]) == list(opt.state_dict()["state"][0])
+        return to_numpy(p), opt.state_dict()["state"][0]
+
+    # PyTorch computes with the 0-d float32 lr: the coefficients round to float32
+    (n_p, n_state), (t_p, t_state) = run(ng), run(torch)
+    np.testing.assert_allclose(n_p, t_p, rtol=1e-12)
+    for key, t_value in t_state.items():
+        assert_same_values(t_value, n_state[key], key)

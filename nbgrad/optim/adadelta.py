@@ -21,7 +21,7 @@ from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
 from .adam import decay_square_
-from .optimizer import Optimizer
+from .optimizer import Optimizer, hyperparameter
 
 if TYPE_CHECKING:
     from .optimizer import Closure, Params
@@ -100,9 +100,9 @@ class Adadelta(Optimizer):
                 square_avgs.append(state["square_avg"])
                 acc_deltas.append(state["acc_delta"])
                 steps.append(state["step"])
-            adadelta(params, grads, square_avgs, acc_deltas, steps, lr=float(group["lr"]),
-                     rho=group["rho"], eps=group["eps"], weight_decay=group["weight_decay"],
-                     maximize=group["maximize"])
+            adadelta(params, grads, square_avgs, acc_deltas, steps,
+                     lr=hyperparameter(group["lr"]), rho=group["rho"], eps=group["eps"],
+                     weight_decay=group["weight_decay"], maximize=group["maximize"])
         return loss
 
 

@@ -21,7 +21,7 @@ from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
 from .adam import addcdiv_, lerp_
-from .optimizer import Optimizer
+from .optimizer import Optimizer, hyperparameter
 
 if TYPE_CHECKING:
     from .optimizer import Closure, Params
@@ -106,7 +106,8 @@ class Adamax(Optimizer):
                 steps.append(state["step"])
             beta1, beta2 = group["betas"]
             adamax(params, grads, exp_avgs, exp_infs, steps, eps=group["eps"],
-                   beta1=float(beta1), beta2=float(beta2), lr=float(group["lr"]),
+                   beta1=float(beta1), beta2=float(beta2),
+                   lr=hyperparameter(group["lr"]),
                    weight_decay=group["weight_decay"], maximize=group["maximize"])
         return loss
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from .. import creation
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, hyperparameter
 
 if TYPE_CHECKING:
     from .optimizer import Closure, Params
@@ -104,7 +104,7 @@ class ASGD(Optimizer):
                 etas.append(state["eta"])
                 steps.append(state["step"])
             asgd(params, grads, axs, mus, etas, steps, lambd=group["lambd"],
-                 lr=float(group["lr"]), t0=group["t0"], alpha=group["alpha"],
+                 lr=hyperparameter(group["lr"]), t0=group["t0"], alpha=group["alpha"],
                  weight_decay=group["weight_decay"], maximize=group["maximize"])
         return loss
 

@@ -232,9 +232,10 @@ class LBFGS(Optimizer):
 
     def _step(self, closure):
         group = self.param_groups[0]
+        # kept as given, as in PyTorch: an int lr makes an int t, a tensor lr a tensor t
         lr = group["lr"]
-        if isinstance(lr, Tensor):  # else kept as given: an int lr makes an int t, as in PyTorch
-            lr = lr.item()
+        if isinstance(lr, Tensor):
+            lr = lr.reshape(())
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]

@@ -25,7 +25,7 @@ from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
 from .adam import addcdiv_, decay_square_, lerp_
-from .optimizer import Optimizer
+from .optimizer import Optimizer, hyperparameter
 
 if TYPE_CHECKING:
     from .optimizer import Closure, Params
@@ -122,7 +122,8 @@ class NAdam(Optimizer):
                 steps.append(state["step"])
             beta1, beta2 = group["betas"]
             nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps,
-                  beta1=float(beta1), beta2=float(beta2), lr=float(group["lr"]),
+                  beta1=float(beta1), beta2=float(beta2),
+                  lr=hyperparameter(group["lr"]),
                   weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
                   eps=group["eps"], decoupled_weight_decay=group["decoupled_weight_decay"],
                   maximize=group["maximize"])

@@ -26,7 +26,7 @@ from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
 from .adam import decay_square_, lerp_
-from .optimizer import Optimizer
+from .optimizer import Optimizer, hyperparameter
 
 if TYPE_CHECKING:
     from .optimizer import Closure, Params
@@ -114,7 +114,7 @@ class RAdam(Optimizer):
                 steps.append(state["step"])
             beta1, beta2 = group["betas"]
             radam(params, grads, exp_avgs, exp_avg_sqs, steps, beta1=float(beta1),
-                  beta2=float(beta2), lr=float(group["lr"]),
+                  beta2=float(beta2), lr=hyperparameter(group["lr"]),
                   weight_decay=group["weight_decay"], eps=group["eps"],
                   decoupled_weight_decay=group["decoupled_weight_decay"],
                   maximize=group["maximize"])
