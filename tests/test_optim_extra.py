@@ -413,7 +413,7 @@ def test_lbfgs_errors_match_torch(case):
     assert str(n_err.value) == str(t_err.value)
 
 
-@pytest.mark.parametrize("name", [*NAMES, "LBFGS"])
+@pytest.mark.parametrize("name", [*NAMES, "LBFGS", "Adam", "AdamW"])
 def test_a_tensor_lr_and_copies_step_like_torch(name):
     def run(lib):
         p = lib.nn.Parameter(lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64))

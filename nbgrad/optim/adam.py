@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, hyperparameter
 
 if TYPE_CHECKING:
     from .optimizer import Closure, Params
@@ -128,7 +128,7 @@ class Adam(Optimizer):
                 steps.append(state["step"])
             beta1, beta2 = group["betas"]
             adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps,
-                 amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=float(group["lr"]),
+                 amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=hyperparameter(group["lr"]),
                  weight_decay=group["weight_decay"], eps=group["eps"],
                  maximize=group["maximize"],
                  decoupled_weight_decay=group["decoupled_weight_decay"])
