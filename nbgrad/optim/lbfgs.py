@@ -12,7 +12,7 @@ state (``d``, ``t``, ``old_dirs``, ...) holds the same values and types as PyTor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import creation
 from ..core.grad_mode import enable_grad, no_grad
@@ -213,7 +213,7 @@ class LBFGS(Optimizer):
             p.copy_(pdata)
         return loss, flat_grad
 
-    def step(self, closure: Closure) -> Any:  # type: ignore[override]
+    def step(self, closure: Closure) -> Tensor | float:  # type: ignore[override]
         """Run up to ``max_iter`` iterations of L-BFGS.
 
         Parameters
