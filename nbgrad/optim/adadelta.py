@@ -38,7 +38,8 @@ class Adadelta(Optimizer):
         The parameters to optimize, or parameter groups (dicts with ``"params"``): see
         ``Optimizer``.
     lr : float or Tensor, default 1.0
-        Scales the step (a tensor of one element is read as a float at each step).
+        Scales the step (a tensor of one element: computed with in its
+        dtype, as PyTorch does).
     rho : float, default 0.9
         Decay rate of the running averages of the squared gradients and squared steps,
         in ``[0, 1]``.

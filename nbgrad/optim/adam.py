@@ -40,7 +40,8 @@ class Adam(Optimizer):
         The parameters to optimize, or parameter groups (dicts with ``"params"``): see
         ``Optimizer``.
     lr : float or Tensor, default 1e-3
-        Learning rate (a tensor of one element is read as a float at each step).
+        Learning rate (a tensor of one element: computed with in its
+        dtype, as PyTorch does).
     betas : tuple of (float, float), default (0.9, 0.999)
         The decay rates of the running averages of the gradient and of its square (both
         floats, or both one-element tensors, read as floats).

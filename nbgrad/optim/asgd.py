@@ -39,7 +39,8 @@ class ASGD(Optimizer):
         The parameters to optimize, or parameter groups (dicts with ``"params"``): see
         ``Optimizer``.
     lr : float or Tensor, default 1e-2
-        Learning rate (a tensor of one element is read as a float at each step).
+        Learning rate (a tensor of one element: computed with in its
+        dtype, as PyTorch does).
     lambd : float, default 1e-4
         Decay term: the parameters shrink by ``lambd * eta`` each step, and ``eta``
         decays with it.

@@ -42,7 +42,8 @@ class NAdam(Optimizer):
         The parameters to optimize, or parameter groups (dicts with ``"params"``): see
         ``Optimizer``.
     lr : float or Tensor, default 2e-3
-        Learning rate (a tensor of one element is read as a float at each step).
+        Learning rate (a tensor of one element: computed with in its
+        dtype, as PyTorch does).
     betas : tuple of (float, float), default (0.9, 0.999)
         The decay rates of the running averages of the gradient and of its square.
     eps : float, default 1e-8
