@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, hyperparameter
 
 if TYPE_CHECKING:
     from .optimizer import Closure, Params
@@ -40,7 +40,8 @@ class Adam(Optimizer):
         The parameters to optimize, or parameter groups (dicts with ``"params"``): see
         ``Optimizer``.
     lr : float or Tensor, default 1e-3
-        Learning rate (a tensor of one element is read as a float at each step).
+        Learning rate (a tensor of one element: computed with in its
+        dtype, as PyTorch does).
     betas : tuple of (float, float), default (0.9, 0.999)
         The decay rates of the running averages of the gradient and of its square (both
         floats, or both one-element tensors, read as floats).
@@ -128,7 +129,7 @@ class Adam(Optimizer):
                 steps.append(state["step"])
             beta1, beta2 = group["betas"]
             adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps,
-                 amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=float(group["lr"]),
+                 amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=hyperparameter(group["lr"]),
                  weight_decay=group["weight_decay"], eps=group["eps"],
                  maximize=group["maximize"],
                  decoupled_weight_decay=group["decoupled_weight_decay"])
@@ -202,11 +203,7 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
                 g = g + weight_decay * p
 
         lerp_(m, g, 1 - beta1)
-        # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
-        v *= beta2
-        square = g * (1 - beta2)
-        square *= g
-        v += square
+        decay_square_(v, g, beta2)
 
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
@@ -221,10 +218,7 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
         denom = xp.sqrt(v)
         denom /= bias_correction2_sqrt
         denom += eps
-        # p.addcdiv_(m, denom, value=-step_size)
-        update = m * -step_size
-        update /= denom
-        p += update
+        addcdiv_(p, m, denom, -step_size)
 
         exp_avgs[i]._bump_version()
         exp_avg_sqs[i]._bump_version()
@@ -244,3 +238,20 @@ def lerp_(start, end, weight):
     else:
         delta *= 1 - weight
         array_module(start).subtract(end, delta, out=start)
+
+
+def decay_square_(average, g, decay):
+    """``average.mul_(decay).addcmul_(g, g, value=1 - decay)`` on arrays, in place: the
+    running average of the squared gradient, rounded in PyTorch's order."""
+    average *= decay
+    square = g * (1 - decay)
+    square *= g
+    average += square
+
+
+def addcdiv_(target, numerator, denominator, value):
+    """``target.addcdiv_(numerator, denominator, value=value)`` on arrays, in place, rounded
+    in PyTorch's order: ``target + (value * numerator) / denominator``."""
+    update = numerator * value
+    update /= denominator
+    target += update

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     # ``step(closure)``: a closure recomputes the loss and returns it
     Closure = Callable[[], Tensor | float]
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "hyperparameter"]
 
 
 class _RequiredParameter:
@@ -49,6 +49,26 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
+
+
+def hyperparameter(value: float | Tensor) -> Any:
+    """An option as an update rule computes with it: a number as it is; a one-element
+    tensor (``lr=torch.tensor(0.01)``) as a NumPy scalar of its dtype, so that arithmetic
+    on it rounds as PyTorch's on the 0-d tensor does (float32, for the default dtype).
+
+    Parameters
+    ----------
+    value : float or Tensor
+        The group's option.
+
+    Returns
+    -------
+    float or numpy scalar
+        The value to compute with.
+    """
+    if isinstance(value, Tensor):
+        return value._data.reshape(())[()]
+    return value
 
 
 class Optimizer:

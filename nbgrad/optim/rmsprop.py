@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from .. import creation
 from ..backend import array_module
 from ..tensor import Tensor
-from .adam import lerp_
+from .adam import decay_square_, lerp_
 from .optimizer import Optimizer
 
 if TYPE_CHECKING:
@@ -149,12 +149,8 @@ def rmsprop(params: list[Tensor], grads: list[Tensor], square_avgs: list[Tensor]
         if weight_decay != 0:
             g = g + weight_decay * p
 
-        # square_avg.mul_(alpha).addcmul_(g, g, value=1 - alpha)
         v = square_avgs[i]._data
-        v *= alpha
-        square = g * (1 - alpha)
-        square *= g
-        v += square
+        decay_square_(v, g, alpha)
         square_avgs[i]._bump_version()
 
         if centered:
