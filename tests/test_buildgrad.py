@@ -146,8 +146,7 @@ def test_saved_work_in_mywork_is_ignored_by_git_and_by_the_test_suite():
         ignored = subprocess.run(["git", "check-ignore", "-q", str(broken)], cwd=ROOT)
         assert ignored.returncode == 0, "mywork/ must be git-ignored"
         collected = subprocess.run(  # the whole suite, as the README's command collects it
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
-             "-p", "no:cacheprovider"],
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
             cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert collected.returncode == 0, collected.stdout + collected.stderr
         assert broken.name not in collected.stdout and "mywork/" not in collected.stdout

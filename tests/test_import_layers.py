@@ -3,7 +3,8 @@
 The layers are backend -> the autograd core (``nbgrad.core``: nodes, engine, grad mode,
 which never imports ``Tensor``) -> ``tensor`` -> the operations and the autograd API ->
 ``nn`` -> ``optim`` -> ``viz``. An import inside a function counts as much as one at the
-top of a file: it runs later, but it still ties the two modules together.
+top of a file: it runs later, but it still ties the two modules together. An import under
+``if TYPE_CHECKING:`` does not count: only a type checker reads it, Python never runs it.
 """
 
 import ast
@@ -41,6 +42,15 @@ def _absolute(name, level, importer):
     return f"{package}.{name}" if name else package
 
 
+def _is_type_checking_block(node):
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def imported_modules(importer):
     """The nbgrad modules that importing ``importer`` runs, directly (any import statement
     in the file, function bodies included).
@@ -50,8 +60,12 @@ def imported_modules(importer):
     package is one of them for every module.
     """
     tree = ast.parse(MODULES[importer].read_text())
+    for_type_checkers = {id(inner) for node in ast.walk(tree) if _is_type_checking_block(node)
+                         for statement in node.body for inner in ast.walk(statement)}
     targets = set()
     for node in ast.walk(tree):
+        if id(node) in for_type_checkers:
+            continue
         if isinstance(node, ast.Import):
             targets.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

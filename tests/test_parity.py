@@ -1283,6 +1283,15 @@ def test_variable_volatile_warns():
     check_warning(program, UserWarning)
 
 
+def test_variable_volatile_and_requires_grad_refused():
+    def program(M):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return M.autograd.Variable(M.tensor([1.0, 2.0]), requires_grad=True, volatile=True)
+
+    check_error(program, "volatile and require_grad")
+
+
 def test_tensor_volatile_attribute_warns():
     check_warning(lambda M: M.ones(2).volatile, UserWarning)
 

@@ -1,6 +1,8 @@
 """Parity of the engine with PyTorch: gradient dtypes, ``inputs=``, hooks, grad mode,
 custom Functions, gradcheck, reentrant backward, and the version checks of the losses."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -815,3 +817,16 @@ def test_backward_to_a_leaf_moved_into_the_graph_interior_raises(move, also_reac
 @pytest.mark.parametrize("move", sorted(MOVES))
 def test_grad_that_does_not_reach_the_moved_leaf_works(move, also_reach_w):
     check(lambda M: _leaf_moved_into_the_interior(M, move, "grad", also_reach_w))
+
+
+# -- how IPython shows a node: PyTorch's are C types without a __repr__ of their own ---------
+def test_ipython_shows_nodes_as_pytorch_does():
+    pretty = pytest.importorskip("IPython.lib.pretty", reason="needs IPython").pretty
+
+    def shown(M):
+        y = leaf(M, [1.0, -1.0]).relu()
+        text = pretty((y.grad_fn, y.grad_fn.next_functions))
+        return re.sub(r"0x[0-9a-f]+", "0xADDRESS", text)
+
+    assert shown(ng) == shown(torch) == (
+        "(<ReluBackward0 at 0xADDRESS>, ((<AccumulateGrad at 0xADDRESS>, 0),))")

@@ -85,3 +85,13 @@ def test_autograd_agrees_with_finite_differences_away_from_jumps(name):
     np.testing.assert_allclose(values, autograd, atol=1e-5)
     assert finite_difference(PROGRAMS[name], 0.3) == pytest.approx(run(PROGRAMS[name], 0.3)[1],
                                                                   abs=1e-5)
+
+
+def test_plots_are_labelled_and_slider_labels_not_cut():
+    widget = DynamicGraphExplorer()
+    left, middle, right = widget.axes
+    assert left.get_xlabel() and left.get_ylabel() and middle.get_ylabel() and right.get_xlabel()
+    assert [t.get_text() for t in left.get_legend().get_texts()] == ["f(x)", "nodes in the graph"]
+    assert middle.get_legend() is not None
+    for control in widget.controls.values():
+        assert control.style.description_width == "initial"

@@ -5,8 +5,12 @@ import pytest
 
 pytest.importorskip("ipywidgets", reason="the widgets need the `lab` extra (ipywidgets)")
 
-from nbgrad.viz.widgets.inplace import (DESCENT_FUNCTIONS, STALE_FUNCTIONS,  # noqa: E402
-                                        InplaceDescent, StaleGradient)
+from nbgrad.viz.widgets.inplace import (
+    DESCENT_FUNCTIONS,
+    STALE_FUNCTIONS,
+    InplaceDescent,
+    StaleGradient,
+)
 
 
 def reference_descent(name, w0, lr, steps):
@@ -78,3 +82,30 @@ def test_stale_gradient_uses_the_changed_value_silently(name):
     np.testing.assert_allclose(widget.axes[0].lines[1].get_ydata(), df(grid + 0.7), rtol=1e-12)
     np.testing.assert_allclose(widget.axes[1].lines[1].get_ydata(),
                                df(grid + 0.7) - df(grid), rtol=1e-9, atol=1e-12)
+
+
+def _legends_beside_the_data(widget):
+    """Every panel has labelled axes and a legend drawn outside the panel (so it covers no
+    curve); every slider label is shown at full width."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(widget.figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in widget.axes:
+        assert ax.get_xlabel() and ax.get_ylabel()
+        legend = ax.get_legend()
+        assert legend is not None and legend.get_texts()
+        assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+    for control in widget.controls.values():
+        assert control.style.description_width == "initial"
+
+
+@pytest.mark.parametrize("make", [lambda: InplaceDescent(),
+                                  lambda: InplaceDescent(lr=0.3, steps=40),
+                                  lambda: StaleGradient(delta=-1.2)])
+def test_axes_labelled_legends_outside_the_panels_and_labels_not_cut(make):
+    widget = make()
+    _legends_beside_the_data(widget)
+    widget.controls[next(iter(widget.controls))].index = 0  # another function: still so
+    _legends_beside_the_data(widget)

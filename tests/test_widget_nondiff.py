@@ -6,8 +6,12 @@ import pytest
 
 pytest.importorskip("ipywidgets", reason="the widgets need the `lab` extra (ipywidgets)")
 
-from nbgrad.viz.widgets.nondiff import (  # noqa: E402
-    FUNCTIONS, GRID, H, MARKERS, NonDifferentiableExplorer,
+from nbgrad.viz.widgets.nondiff import (
+    FUNCTIONS,
+    GRID,
+    MARKERS,
+    H,
+    NonDifferentiableExplorer,
 )
 
 STE = ["STE round: x + (round(x) - x).detach()", "STE round: RoundSTE.apply(x)"]
@@ -118,3 +122,20 @@ def test_same_gradients_as_pytorch(name):
     y.sum().backward()
     np.testing.assert_array_equal(widget.data["values"], y.detach().numpy())
     np.testing.assert_array_equal(widget.data["gradient"], x.grad.numpy())
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_axes_labelled_legends_outside_the_panels_and_labels_not_cut(name):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    widget = NonDifferentiableExplorer(function=name, x=-2.0)
+    canvas = FigureCanvasAgg(widget.figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in widget.axes:
+        assert ax.get_xlabel() == "x" and ax.get_ylabel() in ("f(x)", "df/dx")
+        legend = ax.get_legend()
+        assert legend is not None and legend.get_texts()
+        assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+    for control in widget.controls.values():
+        assert control.style.description_width == "initial"

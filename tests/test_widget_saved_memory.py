@@ -82,3 +82,32 @@ def test_grad_accumulates_across_calls_unless_zeroed():
     np.testing.assert_allclose(widget.data["accumulated"], one * np.arange(1, 7), rtol=1e-5)
     np.testing.assert_allclose(widget.axes[1].lines[0].get_ydata(), widget.data["accumulated"])
     np.testing.assert_allclose(widget.axes[1].lines[1].get_ydata(), [one] * 6, rtol=1e-5)
+
+
+def _covered_points(ax):
+    """The plotted points (in display coordinates) that lie under the axes' legend."""
+    ax.figure.canvas.draw()
+    box = ax.get_legend().get_window_extent()
+    covered = []
+    for line in ax.lines:
+        if line.get_label().startswith("_"):
+            continue  # axvline and other unlabelled guides
+        points = ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+        covered += [tuple(p) for p in points if box.contains(*p)]
+    return covered
+
+
+@pytest.mark.parametrize("size, depth, calls", [(10, 10, 4), (100, 40, 8), (1, 1, 1), (5, 3, 8)])
+def test_labels_and_legends_cover_no_curve(size, depth, calls):
+    widget = SavedMemory(size=size, depth=depth, calls=calls)
+    widget.figure.tight_layout()
+    for ax in widget.axes:
+        assert ax.get_xlabel() and ax.get_ylabel()
+        assert ax.get_legend() is not None
+        assert _covered_points(ax) == []
+
+
+def test_slider_labels_are_not_cut():
+    widget = SavedMemory()
+    for control in widget.controls.values():
+        assert control.style.description_width == "initial"  # the whole description shows

@@ -88,3 +88,22 @@ def test_same_numbers_as_pytorch():
         # their error is relative to the size of the terms, not of the result.
         np.testing.assert_allclose(ours.grad.numpy(), expected, rtol=1e-10,
                                    atol=1e-12 * np.abs(expected).max())
+
+
+def test_axes_are_labelled_and_have_legends():
+    widget = VanishingGradients()
+    for activation, scale in (("tanh", 1.0), ("relu", 2.0), ("sigmoid", 3.0)):
+        widget.controls["activation"].value = activation
+        widget.controls["scale"].value = scale
+        for ax in widget.axes:
+            assert ax.get_xlabel() and ax.get_ylabel()
+            legend = ax.get_legend()
+            assert legend is not None and legend._loc == 0  # loc="best": placed off the curves
+        labels = [t.get_text() for t in widget.axes[0].get_legend().get_texts()]
+        assert sorted(labels) == ["relu", "sigmoid", "tanh"]
+
+
+def test_slider_labels_are_not_cut():
+    widget = VanishingGradients()
+    for control in widget.controls.values():
+        assert control.style.description_width == "initial"  # the whole description shows

@@ -28,6 +28,13 @@ class Variable(metaclass=_VariableMeta):
         Whether the result, a new leaf, requires grad.
     volatile : bool
         Pre-0.4 PyTorch's ``no_grad``: it now only warns and has no effect.
+
+    Raises
+    ------
+    ValueError
+        ``volatile`` and ``requires_grad`` both true, as PyTorch refuses them.
+    TypeError
+        ``data`` is not a tensor.
     """
 
     # a Variable is made as a Tensor, as in PyTorch: mypy expects __new__ to make its class
@@ -40,6 +47,8 @@ class Variable(metaclass=_VariableMeta):
                 UserWarning,
                 stacklevel=2,
             )
+            if requires_grad:  # PyTorch checks this before the data's type
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         tensor = Tensor._make(data._data, data._counter())

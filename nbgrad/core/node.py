@@ -142,6 +142,10 @@ class Node:
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
+    def _repr_pretty_(self, printer, cycle):
+        # IPython shows PyTorch's nodes (C types without a __repr__ of their own) this way
+        printer.text(f"<{type(self).__name__} at {id(self):#x}>")
+
     @property
     def metadata(self) -> dict[str, Any]:
         """A dict for anything worth keeping on the node (``detect_anomaly`` keeps the
@@ -295,10 +299,6 @@ INFERENCE_INPLACE = (
 )
 
 
-class NoVersionCounter(RuntimeError):
-    """Raised when the version of an inference tensor is read outside inference mode."""
-
-
 class InferenceCounter:
     """The version counter of every inference tensor (``inference_mode``), as a tensor's
     ``_vc`` is: an inference tensor has none. Indexed, it reads 0 and ignores bumps (an
@@ -317,7 +317,7 @@ class InferenceCounter:
     def __bool__(self):
         if grad_mode.inference:
             return True
-        raise NoVersionCounter("Inference tensors do not track version counter.")
+        raise RuntimeError("Inference tensors do not track version counter.")
 
 
 INFERENCE_COUNTER = InferenceCounter()
@@ -330,9 +330,9 @@ class SavedTensor:
 
     def __init__(self, tensor):
         self.tensor = tensor
-        try:  # costs nothing unless it raises
+        try:  # costs nothing unless it raises, which only an inference tensor's version does
             self.version = tensor._version
-        except NoVersionCounter:
+        except RuntimeError:
             raise RuntimeError(INFERENCE_NOT_SAVED) from None
 
     def unpack(self, node):

@@ -59,17 +59,25 @@ def finite_difference(name, xs, eps=1e-6):
     return (f(xs + eps) - f(xs - eps)) / (2 * eps)
 
 
+LABEL = {"description_width": "initial"}  # the whole description, never cut
+# under the axes, where no curve is (inside, every corner hides some curve for some setting)
+BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncol": 2, "fontsize": 7}
+
+
 class DetachExplorer(GradientWidget):
     """Slide how much of the branch h stays attached; the value never changes, the gradient does."""
+
+    figsize = (8, 4.4)  # room for the legends under the axes
 
     def __init__(self, function="x · sg(sin x)", alpha=0.0, x=1.0):
         super().__init__({
             "function": ipywidgets.Dropdown(options=list(FUNCTIONS), value=function,
-                                            description="f(x) =",
+                                            description="f(x) =", style=LABEL,
                                             layout=ipywidgets.Layout(width="320px")),
             "alpha": ipywidgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.05,
-                                            description="attached"),
-            "x": ipywidgets.FloatSlider(value=x, min=-3.0, max=3.0, step=0.1, description="x"),
+                                            description="attached", style=LABEL),
+            "x": ipywidgets.FloatSlider(value=x, min=-3.0, max=3.0, step=0.1, description="x",
+                                       style=LABEL),
         }, ncols=2)
 
     def draw(self, function, alpha, x):
@@ -93,8 +101,10 @@ class DetachExplorer(GradientWidget):
         left.plot([x], [value_at], "o", color="black")
         span = values.max() - values.min()
         left.set_ylim(values.min() - 0.2 * span - 0.1, values.max() + 0.2 * span + 0.1)
+        left.set_xlabel("x")
+        left.set_ylabel("f(x)")
         left.set_title(f"f({x:.1f}) = {value_at:.3f}", fontsize=10)
-        left.legend(loc="best", fontsize=7)
+        left.legend(**BELOW)
 
         right.axhline(0, color="gray", linewidth=0.8)
         right.plot(GRID, full, color="tab:green", linewidth=1, label="nothing detached")
@@ -104,6 +114,8 @@ class DetachExplorer(GradientWidget):
         right.plot(GRID[::8], fd[::8], "x", color="black", label="finite differences of f")
         right.plot([x], [grad_at], "o", color="black")
         shown = round(fd_at, 3) + 0.0  # no "-0.000"
+        right.set_xlabel("x")
+        right.set_ylabel("df/dx")
         right.set_title(f"df/dx({x:.1f}): autograd {grad_at:.3f}, finite diff. {shown:.3f}",
                         fontsize=10)
-        right.legend(loc="best", fontsize=7)
+        right.legend(**BELOW)

@@ -88,11 +88,12 @@ class DynamicGraphExplorer(GradientWidget):
     grid = np.linspace(-6.0, 6.0, 241)
 
     def __init__(self, program="halve while |h| > 1, then h²", x=3.0):
+        style = {"description_width": "initial"}  # labels never cut
         super().__init__({
             "program": ipywidgets.Dropdown(options=list(PROGRAMS), value=program,
-                                           description="program"),
+                                           description="program", style=style),
             "x": ipywidgets.FloatSlider(value=x, min=-6.0, max=6.0, step=0.05,
-                                        description="x"),
+                                        description="x", style=style),
         }, ncols=3)
 
     def draw(self, program, x):
@@ -113,20 +114,24 @@ class DynamicGraphExplorer(GradientWidget):
                      "kinds": kinds, "counts": counts}
 
         left, middle, right = self.axes
-        left.plot(self.grid, values, ".", markersize=2, label="f(x)")
+        left.plot(self.grid, values, ".", markersize=2, color="tab:blue", label="f(x)")
         left.plot([x], [y], "o", color="black")
         left.set_title(f"f({x:.2f}) = {y:.4f}")
         left.set_xlabel("x")
         left.set_ylabel("f(x)", color="tab:blue")
         size = self._size_axes(left)
-        size.step(self.grid, node_totals, where="mid", color="gray", linewidth=1)
+        size.step(self.grid, node_totals, where="mid", color="gray", linewidth=1,
+                  label="nodes in the graph")
         size.set_ylim(0, node_totals.max() + 1)
         size.set_ylabel("nodes in the graph", color="gray")
+        left.legend(handles=left.lines[:1] + size.lines[:1], loc="upper center",
+                    bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8, frameon=False)
         middle.plot(self.grid, derivative, ".", markersize=2, label="df/dx by autograd")
         middle.plot(fd_points, fd_values, "x", label="finite differences")
         middle.plot([x], [slope], "o", color="black")
         middle.set_title(f"df/dx = {slope:.4f} (finite diff. {slope_fd:.4g})")
         middle.set_xlabel("x")
+        middle.set_ylabel("df/dx")
         middle.legend(loc="best", fontsize=8)
         right.barh(kinds, counts, color="tab:blue")
         right.set_xlim(0, max(max(r[2].values()) for r in runs) + 1.5)

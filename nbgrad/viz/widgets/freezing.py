@@ -79,7 +79,7 @@ def gradient_norms(model, trainable, x):
 class FreezingExplorer(GradientWidget):
     """Tick which parameters require grad and move the input: the gradient norms follow."""
 
-    figsize = (10, 3.4)
+    figsize = (10, 3.9)  # room for the legend under the axes
     grid = np.linspace(-2.0, 2.0, 81)
 
     def __init__(self, x=1.5, trainable=("W1", "b1", "w2", "b2")):
@@ -90,7 +90,8 @@ class FreezingExplorer(GradientWidget):
             for name in INITIAL
         }
         controls["x"] = ipywidgets.FloatSlider(value=x, min=-2.0, max=2.0, step=0.1,
-                                               description="input x")
+                                               description="input x",
+                                               style={"description_width": "initial"})
         super().__init__(controls, ncols=2)
 
     def draw(self, x, **flags):
@@ -117,6 +118,7 @@ class FreezingExplorer(GradientWidget):
             left.text(bar.get_x() + bar.get_width() / 2, bar.get_height() + 0.02 * top, text,
                       ha="center", va="bottom", fontsize=9)
         left.set_ylim(0, 1.15 * top)
+        left.set_xlabel("parameter")
         left.set_ylabel("‖param.grad‖")
         if error is None:
             left.set_title(f"x = {x:.2f}: loss = {loss:.4f}, graph of {nodes} nodes", fontsize=10)
@@ -137,4 +139,4 @@ class FreezingExplorer(GradientWidget):
         right.set_title("frozen (no curve): " + (", ".join(frozen) if frozen else "none"),
                         fontsize=10)
         if trainable:
-            right.legend(loc="upper right", fontsize=8)
+            right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, fontsize=8)

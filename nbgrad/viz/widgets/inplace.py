@@ -17,6 +17,11 @@ import nbgrad as ng
 
 from .base import GradientWidget
 
+# slider labels at their full width (the default cuts "x.data +=" and "start w" short)
+STYLE = {"description_width": "initial"}
+# legends go under their panel, where they cannot cover a curve
+BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 8, "frameon": False}
+
 # f(w) and its derivative in closed form (the tests compare against it)
 DESCENT_FUNCTIONS = {
     "(w - 1)²": (lambda w: (w - 1) ** 2, lambda w: 2 * (w - 1)),
@@ -48,15 +53,18 @@ def descend(f, w0, lr, steps):
 class InplaceDescent(GradientWidget):
     """Gradient descent with ``w -= lr * w.grad`` under ``no_grad``: iterates and gradients."""
 
+    figsize = (8, 4.0)
+
     def __init__(self, function="w⁴ - 3w² + w", lr=0.05, steps=10, w0=-0.2):
         super().__init__({
             "function": ipywidgets.Dropdown(options=list(DESCENT_FUNCTIONS), value=function,
-                                            description="f(w) ="),
+                                            description="f(w) =", style=STYLE),
             "lr": ipywidgets.FloatSlider(value=lr, min=0.01, max=1.2, step=0.01,
-                                         description="lr"),
-            "steps": ipywidgets.IntSlider(value=steps, min=0, max=40, description="steps"),
+                                         description="lr", style=STYLE),
+            "steps": ipywidgets.IntSlider(value=steps, min=0, max=40, description="steps",
+                                         style=STYLE),
             "w0": ipywidgets.FloatSlider(value=w0, min=-2.0, max=2.0, step=0.1,
-                                         description="start w"),
+                                         description="start w", style=STYLE),
         }, ncols=2)
 
     def draw(self, function, lr, steps, w0):
@@ -83,15 +91,17 @@ class InplaceDescent(GradientWidget):
         left.set_xlim(-LIMIT, LIMIT)
         left.set_ylim(curve.min() - 0.5, min(curve.max(), curve.min() + 12) + 0.5)
         left.set_xlabel("w")
+        left.set_ylabel("f(w)")
         end = "diverged" if diverged else f"w = {iterates[-1]:.4f}"
         left.set_title(f"after {len(grads)} steps: {end}, w._version = {run['versions'][-1]}",
                        fontsize=10)
-        left.legend(loc="upper center", fontsize=8)
+        left.legend(ncol=2, **BELOW)
 
         k = np.arange(len(grads))
         right.axhline(0, color="gray", linewidth=0.8)
         right.plot(k, grads, "o-", color="tab:red", markersize=4, label="w.grad at step k")
         right.set_xlabel("step k")
+        right.set_ylabel("w.grad")
         right.set_xlim(-0.5, max(steps, 1) - 0.5)
         scale = ""
         if len(grads) and np.all(np.isfinite(grads)):
@@ -106,7 +116,7 @@ class InplaceDescent(GradientWidget):
             else:
                 right.set_ylim(-1.1 * span, 1.1 * span)
         right.set_title(f"gradient at each step (lr = {lr:.2f}{scale})", fontsize=10)
-        right.legend(loc="upper right", fontsize=8)
+        right.legend(**BELOW)
 
 
 # functions whose backward saves x itself, so changing x.data later reaches backward
@@ -134,12 +144,14 @@ def true_gradient(f, xs):
 class StaleGradient(GradientWidget):
     """Change a saved tensor by ``delta`` behind autograd's back: backward does not notice."""
 
+    figsize = (8, 3.8)
+
     def __init__(self, function="sin(x)", delta=0.5):
         super().__init__({
             "function": ipywidgets.Dropdown(options=list(STALE_FUNCTIONS), value=function,
-                                            description="f(x) ="),
+                                            description="f(x) =", style=STYLE),
             "delta": ipywidgets.FloatSlider(value=delta, min=-1.5, max=1.5, step=0.1,
-                                            description="x.data +="),
+                                            description="x.data +=", style=STYLE),
         }, ncols=2)
 
     def draw(self, function, delta):
@@ -154,9 +166,12 @@ class StaleGradient(GradientWidget):
         left.plot(grid, true, label="true df/dx at the x of the forward pass")
         left.plot(grid, stale, "--", label=f"backward's answer after x.data += {delta:.1f}")
         left.set_xlabel("x")
+        left.set_ylabel("df/dx")
         left.set_title(f"f(x) = {function}: x._version is still {version}", fontsize=10)
-        left.legend(loc="best", fontsize=8)
+        left.legend(**BELOW)
         right.axhline(0, color="gray", linewidth=0.8)
-        right.plot(grid, stale - true, color="tab:red")
+        right.plot(grid, stale - true, color="tab:red", label="backward's answer − true df/dx")
         right.set_xlabel("x")
+        right.set_ylabel("error in df/dx")
+        right.legend(**BELOW)
         right.set_title(f"silent error, largest {np.abs(stale - true).max():.3f}", fontsize=10)

@@ -48,6 +48,10 @@ FUNCTIONS = {
     "STE round: RoundSTE.apply(x)": (lambda x: RoundSTE.apply(x), HALVES),
 }
 
+# slider labels at their full width; legends under their panel, where they cover no curve
+STYLE = {"description_width": "initial"}
+BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 8, "frameon": False}
+
 GRID = np.arange(-200, 201) / 100  # -2.00 ... 2.00; every jump and kink lies on it exactly
 MARKERS = np.arange(-20, 21) / 10  # where finite differences are drawn
 H = 1e-3                           # the finite-difference step
@@ -77,14 +81,15 @@ def _broken_at_jumps(xs, ys, threshold=0.1):
 class NonDifferentiableExplorer(GradientWidget):
     """A function and its autograd gradient side by side, finite differences as markers."""
 
-    figsize = (9, 3.4)
+    figsize = (9, 4.2)
 
     def __init__(self, function="round", x=0.5):
         super().__init__({
             "function": ipywidgets.Dropdown(options=list(FUNCTIONS), value=function,
-                                            description="f(x) =",
+                                            description="f(x) =", style=STYLE,
                                             layout=ipywidgets.Layout(width="420px")),
-            "x": ipywidgets.FloatSlider(value=x, min=-2.0, max=2.0, step=0.05, description="x"),
+            "x": ipywidgets.FloatSlider(value=x, min=-2.0, max=2.0, step=0.05, description="x",
+                                       style=STYLE),
         }, ncols=2)
 
     def draw(self, function, x):
@@ -108,8 +113,10 @@ class NonDifferentiableExplorer(GradientWidget):
         left.plot([x], [y], "o", color="black", label=f"f({x:g}) = {y:g}")
         left.axvline(x, color="gray", lw=0.8, ls=":")
         left.set_ylim(values.min() - 0.4, values.max() + 0.4)
+        left.set_xlabel("x")
+        left.set_ylabel("f(x)")
         left.set_title(function, fontsize=9)
-        left.legend(loc="upper left", fontsize=8)
+        left.legend(**BELOW)
 
         low, high = YLIM
         shown = np.clip(fd, low + 0.05, high - 0.05)  # 1/(2h) at a jump: pinned to the edge
@@ -122,7 +129,9 @@ class NonDifferentiableExplorer(GradientWidget):
         right.plot([x], [slope], "o", color="black", ms=7)
         right.axvline(x, color="gray", lw=0.8, ls=":")
         right.set_ylim(*YLIM)
+        right.set_xlabel("x")
+        right.set_ylabel("df/dx")
         off_scale = "" if low < slope_fd < high else " (off scale)"
         right.set_title(f"at x = {x:g}: autograd {slope:g}, finite diff. {slope_fd:.4g}"
                         + off_scale, fontsize=9)
-        right.legend(loc="lower left", fontsize=7)
+        right.legend(ncol=2, **dict(BELOW, fontsize=7))

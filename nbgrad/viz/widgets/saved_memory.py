@@ -25,6 +25,8 @@ import nbgrad as ng
 from ...core.node import _FREED, SavedOutput, SavedTensor
 from .base import GradientWidget
 
+LABEL = {"description_width": "initial"}  # the whole description, never cut ("n (thousa…")
+
 
 def _array(value):
     """The array behind one saved value, or None for shapes, numbers and ``None``."""
@@ -132,11 +134,11 @@ class SavedMemory(GradientWidget):
     def __init__(self, size=10, depth=10, calls=4):
         super().__init__({
             "size": ipywidgets.IntSlider(value=size, min=1, max=100, step=1,
-                                         description="n (thousands)"),
+                                         description="n (thousands)", style=LABEL),
             "depth": ipywidgets.IntSlider(value=depth, min=1, max=40, step=1,
-                                          description="layers"),
+                                          description="layers", style=LABEL),
             "calls": ipywidgets.IntSlider(value=calls, min=1, max=8, step=1,
-                                          description="backward calls"),
+                                          description="backward calls", style=LABEL),
         }, ncols=2)
 
     def draw(self, size, depth, calls):
@@ -159,7 +161,8 @@ class SavedMemory(GradientWidget):
         left.set_xlabel("forward layers built  |  right of the dotted line: after backward",
                        fontsize=8)
         left.set_ylabel(f"saved arrays ({unit})")
-        left.set_ylim(bottom=-0.05 * timeline["before"] / scale)
+        # headroom above the curves, so that the legend (upper left) covers none of them
+        left.set_ylim(-0.05 * timeline["before"] / scale, 1.45 * timeline["before"] / scale)
         left.axvline(depth, color="gray", linestyle=":", linewidth=1)
         left.set_title(f"held for backward: {timeline['arrays']} arrays of {n} float32 "
                        f"= {timeline['before'] / scale:.3g} {unit}", fontsize=9)
@@ -172,7 +175,7 @@ class SavedMemory(GradientWidget):
         right.plot(steps, zeroed, "s--", color="tab:gray", label="w.grad = None before each call")
         right.set_xlabel("backward calls on the same graph")
         right.set_ylabel("‖w.grad‖ (all layers)")
-        right.set_ylim(bottom=0)
+        right.set_ylim(0, 1.5 * max(accumulated.max(), zeroed.max()))
         right.set_title(f"after {calls} calls: {accumulated[-1] / zeroed[-1]:.3g}× one call's gradient",
                         fontsize=9)
         right.legend(fontsize=8, loc="upper left")

@@ -21,6 +21,9 @@ from .base import GradientWidget
 LEARNING_RATES = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 MOMENTUM = 0.9
 COLORS = ("tab:blue", "tab:orange")
+LABEL = {"description_width": "initial"}  # the whole description, never cut ("hidden wi…")
+# under the axes, where no curve or point is (inside, any corner hides some for some setting)
+BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncol": 2, "fontsize": 7}
 
 
 def two_moons(n=200, noise=0.2, seed=0):
@@ -81,17 +84,17 @@ class TrainingExplorer(GradientWidget):
     """Pick the learning rate, the hidden width and the number of steps: the network is
     retrained from the same seed and the three panels are redrawn."""
 
-    figsize = (12, 3.6)
+    figsize = (12, 4.2)  # room for the legends under the axes
 
     def __init__(self, lr=0.3, hidden=16, steps=200):
         self.X, self.y = two_moons()
         super().__init__({
             "lr": ipywidgets.SelectionSlider(options=LEARNING_RATES, value=lr,
-                                             description="lr"),
+                                             description="lr", style=LABEL),
             "hidden": ipywidgets.IntSlider(value=hidden, min=2, max=32, step=2,
-                                           description="hidden width"),
+                                           description="hidden width", style=LABEL),
             "steps": ipywidgets.IntSlider(value=steps, min=10, max=400, step=10,
-                                          description="steps"),
+                                          description="steps", style=LABEL),
         }, ncols=3)
 
     def draw(self, lr, hidden, steps):
@@ -106,12 +109,13 @@ class TrainingExplorer(GradientWidget):
 
         left, middle, right = self.axes
         step_numbers = np.arange(1, steps + 1)
-        left.plot(step_numbers, losses)
+        left.plot(step_numbers, losses, label="loss at each step")
         left.set_xlabel("step")
         left.set_ylabel("cross-entropy loss")
         left.set_title(f"lr={lr}, momentum={MOMENTUM}: final loss {losses[-1]:.4f}")
         finite = losses[np.isfinite(losses)]
         left.set_ylim(0, min(max(1.3 * losses[0], finite.max(initial=0.0)), 20.0))
+        left.legend(**BELOW)
 
         middle.contourf(gx, gy, probability, levels=np.linspace(0, 1, 11), cmap="RdBu_r",
                         alpha=0.6)
@@ -120,15 +124,16 @@ class TrainingExplorer(GradientWidget):
             points = self.X[self.y == label]
             middle.scatter(points[:, 0], points[:, 1], s=10, color=color, edgecolors="black",
                            linewidths=0.3, label=f"class {label}")
-        middle.legend(loc="lower left", fontsize=7)
+        middle.legend(**BELOW)
         middle.set_title(f"P(class 1), hidden width {hidden}: accuracy {accuracy:.1%}")
-        middle.set_xticks([])
-        middle.set_yticks([])
+        middle.set_xlabel("x₁")
+        middle.set_ylabel("x₂")
 
         names = ["layer 1 (2→h)", "layer 2 (h→h)", "layer 3 (h→2)"]
         for layer, name in enumerate(names):
             right.plot(step_numbers, grad_norms[:, layer], label=name)
         right.set_yscale("log")
         right.set_xlabel("step")
+        right.set_ylabel("‖W.grad‖ (log scale)")
         right.set_title("‖W.grad‖ per layer")
-        right.legend(loc="lower left", fontsize=8)
+        right.legend(**BELOW)

@@ -20,6 +20,7 @@ from .base import GradientWidget
 ACTIVATIONS = {"tanh": ng.tanh, "sigmoid": ng.sigmoid, "relu": ng.relu}
 COLORS = {"tanh": "tab:blue", "sigmoid": "tab:orange", "relu": "tab:green"}
 WIDTH, BATCH = 64, 16
+LABEL = {"description_width": "initial"}  # the whole description, never cut ("weight sc…")
 
 
 def deep_chain(activation, scale, depth, width=WIDTH, batch=BATCH, seed=0):
@@ -61,11 +62,11 @@ class VanishingGradients(GradientWidget):
     def __init__(self, activation="tanh", scale=1.0, depth=20):
         super().__init__({
             "activation": ipywidgets.Dropdown(options=list(ACTIVATIONS), value=activation,
-                                              description="f ="),
+                                              description="f =", style=LABEL),
             "scale": ipywidgets.FloatSlider(value=scale, min=0.1, max=3.0, step=0.1,
-                                            description="weight scale"),
+                                            description="weight scale", style=LABEL),
             "depth": ipywidgets.IntSlider(value=depth, min=5, max=50, step=5,
-                                          description="layers"),
+                                          description="layers", style=LABEL),
         }, ncols=2)
 
     def draw(self, activation, scale, depth):
@@ -85,16 +86,20 @@ class VanishingGradients(GradientWidget):
         left.plot(layers, h_norms, "o-", color=COLORS[activation], markersize=3, label=activation)
         left.set_yscale("log")
         left.set_xlabel("layer l (input side → output side)")
+        left.set_ylabel("‖h_l.grad‖ (log scale)")
         ratio = h_norms[0] / h_norms[-1]
         left.set_title(f"‖h_l.grad‖, scale {scale:g}: layer 1 gets {ratio:.1e}× layer {depth}'s",
                        fontsize=10)
-        left.legend(fontsize=8, loc="best")
+        left.legend(fontsize=8, loc="best", title="f", title_fontsize=8)
         factors = h_norms[:-1] / h_norms[1:]
-        right.axhline(1.0, color="gray", linewidth=1)
-        right.plot(layers[1:], factors, "o-", color=COLORS[activation], markersize=3)
+        right.axhline(1.0, color="gray", linewidth=1, label="1: norm kept")
+        right.plot(layers[1:], factors, "o-", color=COLORS[activation], markersize=3,
+                   label=f"{activation}, scale {scale:g}")
         right.set_yscale("log")
         _at_least_decades(right, np.append(factors, 1.0), 2)
         right.set_xlabel("layer l")
+        right.set_ylabel("factor (log scale)")
+        right.legend(fontsize=8, loc="best")
         right.set_title(f"one layer's factor ‖h_(l-1).grad‖ / ‖h_l.grad‖ ({activation})",
                         fontsize=10)
         for ax in (left, right):
