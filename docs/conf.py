@@ -40,11 +40,12 @@ extensions = [
 # --- sources ------------------------------------------------------------------------
 exclude_patterns = [
     "_build",
-    "chapters/README.*",  # notebooks/README.ipynb and README.md: the landing page replaces them
-    "chapters/.ipynb_checkpoints",
+    "chapters/README.md",  # notebooks/README.md: what the folder holds, for GitHub's listing
+    "exercise-notebooks/README.*",  # exercises/README.md: docs/exercises.md includes it
     "**/.ipynb_checkpoints",
 ]
-source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
+# ".rst" first: autosummary writes its generated pages with the first suffix (they are reST)
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 templates_path = ["_templates"]
 
 # --- notebooks: rendered from their committed outputs ---------------------------------
@@ -54,7 +55,13 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 # the chapters link to each other and to the repository's files (../exercises, ...):
 # those outside the site are sent to GitHub by nbgrad_pages instead of warning
-suppress_warnings = ["myst.header"]  # chapters start at "# Chapter NN" and skip levels in places
+suppress_warnings = [
+    "myst.header",  # chapters start at "# Chapter NN" and skip levels in places
+    # Pygments cannot lex a few outputs shown as code (a traceback whose message has a
+    # backtick in it: "update parameters inside `with nbgrad.no_grad():`") and then shows
+    # them unhighlighted, which is what a reader needs; nothing is lost
+    "misc.highlighting_failure",
+]
 
 # --- API reference ------------------------------------------------------------------
 autosummary_generate = True
@@ -81,6 +88,11 @@ html_theme_options = {
     "use_download_button": True,
     "launch_buttons": {"binderhub_url": "https://mybinder.org", "notebook_interface": "jupyterlab"},
     "show_toc_level": 2,
+    # the sidebar lists the chapters, the guides and the API's module pages, not the ~500
+    # pages of classes and functions under them: drawing that whole tree on every page is
+    # quadratic in the page count (it made the build several times slower)
+    "max_navbar_depth": 2,
+    "collapse_navbar": True,
     "navigation_with_keys": False,
 }
 html_last_updated_fmt = None

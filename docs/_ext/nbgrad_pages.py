@@ -14,15 +14,22 @@
 
 from __future__ import annotations
 
+import __future__
 import ast
+import functools
 import importlib
 import inspect
+import json
 import os
 import re
 import shutil
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -46,7 +53,8 @@ def public_modules() -> list[str]:
 def exports(module):
     for name in module.__all__:
         value = getattr(module, name)
-        if not inspect.ismodule(value):
+        # (a module's ``from __future__ import annotations`` is no part of its API)
+        if not inspect.ismodule(value) and not isinstance(value, __future__._Feature):
             yield name, value
 
 
@@ -120,7 +128,8 @@ def write_api(app, config=None) -> None:
                 continue
             lines += [underline(heading, "-"), ".. autosummary::", "   :toctree: generated/"]
             if kind == "class":
-                lines.append("   :template: nbgrad_class.rst")
+                # without ".rst": autosummary then looks for autosummary/nbgrad_class.rst
+                lines.append("   :template: nbgrad_class")
             lines.append("")
             lines += [f"   {name}" for name in names]
             lines.append("")
@@ -219,8 +228,61 @@ def repository_link(app, env, node, contnode):
     return ref
 
 
+# --- Markdown links between the notebooks ----------------------------------------------
+
+def _slug(anchor: str) -> str:
+    """JupyterLab's heading anchor (``Ways-to-switch-gradients-off,-compared``) as myst's
+    GitHub-style slug (``ways-to-switch-gradients-off-compared``)."""
+    return re.sub(r"[^\w\- ]", "", anchor.strip().lower()).replace(" ", "-")
+
+
+def notebook_links(app, doctree) -> None:
+    """Point links between notebooks (``[chapter 05](05_inplace.ipynb)``) at their pages.
+
+    ``docs/chapters`` and ``docs/exercise-notebooks`` are symlinks, and Sphinx resolves a
+    relative link's path through them (``relfn2path`` calls ``Path.resolve``): the target
+    comes out as ``<repo>/notebooks/05_inplace``, outside the source folder. This maps it
+    back to the page's name, and a JupyterLab-style anchor to myst's slug."""
+    linked = {"notebooks": "chapters", "exercises": "exercise-notebooks"}
+    for node in doctree.findall(addnodes.pending_xref):
+        if node.get("reftype") != "myst" or node.get("refdomain") != "doc":
+            continue
+        target = Path(node["reftarget"])
+        if not target.is_absolute():
+            continue
+        try:
+            relative = target.relative_to(ROOT.resolve())
+        except ValueError:
+            continue
+        if len(relative.parts) == 2 and relative.parts[0] in linked:
+            node["reftarget"] = f"{linked[relative.parts[0]]}/{relative.parts[1]}"
+            if node.get("reftargetid"):
+                anchor = _slug(node["reftargetid"])
+                if anchor in heading_slugs(ROOT / relative.parent / f"{relative.name}.ipynb"):
+                    node["reftargetid"] = anchor
+                else:
+                    # a section the notebook does not have (yet): link to the page itself
+                    LOGGER.info("%s: %s has no section %r, linked to its top",
+                                app.env.docname, relative, anchor)
+                    node["reftargetid"] = None
+
+
+@functools.cache
+def heading_slugs(path: Path) -> frozenset[str]:
+    """myst's anchors (levels 1 to 3, ``myst_heading_anchors``) of a notebook's headings."""
+    if not path.is_file():
+        return frozenset()
+    slugs = set()
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "markdown":
+            for m in re.finditer(r"^#{1,3}\s+(.+?)\s*#*\s*$", "".join(cell["source"]), re.M):
+                slugs.add(_slug(m[1]))
+    return frozenset(slugs)
+
+
 def setup(app):
     app.connect("config-inited", write_api)
+    app.connect("doctree-read", notebook_links)
     app.connect("doctree-read", insert_boxes)
     app.connect("missing-reference", repository_link)
     app.connect("include-read", rebase_links)
