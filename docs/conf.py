@@ -96,4 +96,4 @@ html_theme_options = {
     "navigation_with_keys": False,
 }
 html_last_updated_fmt = None
-html_copy_source = False
+html_copy_source = True  # the download button offers a page's source (a chapter's .ipynb) from _sources/

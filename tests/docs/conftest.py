@@ -40,6 +40,7 @@ def _load_browser_conftest():
     spec = importlib.util.spec_from_file_location(
         "nbgrad_browser_conftest", ROOT / "tests" / "browser" / "conftest.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclass looks its module up there)
     spec.loader.exec_module(module)
     return module
 

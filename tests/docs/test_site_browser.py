@@ -12,6 +12,7 @@ tables. Skipped without Playwright or Chromium, failing then under
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,13 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 TIMEOUT = 60_000  # ms
+
+
+def figures_in(notebook: Path) -> int:
+    """The image outputs (PNG, SVG) of a notebook's code cells: what its page must show."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return sum(1 for cell in cells for output in cell.get("outputs", [])
+               if {"image/png", "image/svg+xml"} & set(output.get("data", {})))
 
 
 def public_modules() -> list[str]:
@@ -33,9 +41,10 @@ def public_modules() -> list[str]:
 
 # What a page shows that it should not. Images: wait for each to finish (decode() settles
 # either way) and report the ones with no pixels. Errors: docutils' system messages (a
-# build problem rendered into the page), and tracebacks outside a cell tagged
-# raises-exception (myst-nb gives a cell's tags as classes: tag_raises-exception).
-INSPECT = """
+# build problem rendered into the page), and tracebacks (myst-nb's error outputs,
+# .output.traceback, or any output with "Traceback (most recent call last)") outside a
+# cell tagged raises-exception (myst-nb gives a cell's tags as classes).
+INSPECT = r"""
 async () => {
   const images = Array.from(document.images);
   await Promise.all(images.map(img => img.decode().catch(() => null)));
@@ -44,16 +53,14 @@ async () => {
   const systemMessages = Array.from(document.querySelectorAll('.system-message, .problematic'))
                        .map(e => e.textContent.trim().slice(0, 200));
   const tracebacks = [];
-  for (const el of document.querySelectorAll('pre, .output')) {
-    const text = el.textContent;
-    if (!/Traceback \\(most recent call last\\)|^\\w*Error: /m.test(text)) continue;
-    if (el.closest('.tag_raises-exception')) continue;
-    if (!el.closest('.cell_output, .output')) continue;  // code the chapter shows as text
-    tracebacks.push(text.trim().slice(0, 200));
+  for (const el of document.querySelectorAll('.output.traceback, .cell_output pre, .output pre')) {
+    const raw = el.matches('.traceback') || /Traceback \(most recent call last\)/.test(el.textContent);
+    if (raw && !el.closest('.tag_raises-exception')) tracebacks.push(el.textContent.trim().slice(0, 200));
   }
   const deliberate = document.querySelectorAll('.tag_raises-exception').length;
-  const shownErrors = document.querySelectorAll('.tag_raises-exception .cell_output').length;
-  return {images: images.length, broken, systemMessages, tracebacks, deliberate, shownErrors,
+  const shownErrors = document.querySelectorAll('.tag_raises-exception .output.traceback').length;
+  const figures = document.querySelectorAll('article .cell_output img').length;
+  return {images: images.length, figures, broken, systemMessages, tracebacks, deliberate, shownErrors,
           title: document.title, text: document.body.innerText.slice(0, 20000)};
 }
 """
@@ -68,13 +75,15 @@ def visit(page, url: str) -> dict:
 @pytest.mark.parametrize("chapter", [c.stem for c in CHAPTERS])
 def test_chapter_page(page, served, chapter):
     found = visit(page, f"{served}chapters/{chapter}.html")
-    assert found["images"] > 0, f"{chapter}: no images (figures, graph drawings) on the page"
+    # every figure and graph drawing of the notebook's outputs is an image of the page
+    assert found["figures"] == figures_in(ROOT / "notebooks" / f"{chapter}.ipynb"), found["figures"]
     assert not found["broken"], f"{chapter}: images that did not load: {found['broken']}"
     assert not found["systemMessages"], f"{chapter}: build errors shown: {found['systemMessages']}"
     assert not found["tracebacks"], f"{chapter}: tracebacks outside raises-exception cells: {found['tracebacks']}"
     for phrase in ("Sphinx error", "Could not lex", "Exception occurred"):
         assert phrase not in found["text"], f"{chapter}: the page says {phrase!r}"
-    assert found["shownErrors"] >= found["deliberate"] > 0 or found["deliberate"] == 0
+    # each deliberate-error cell shows its error
+    assert found["shownErrors"] == found["deliberate"], found
     # the "run this chapter" box, with its Binder link
     binder = page.locator("a.nbgrad-binder")
     assert binder.count() == 1, chapter
