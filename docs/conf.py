@@ -51,7 +51,8 @@ templates_path = ["_templates"]
 # --- notebooks: rendered from their committed outputs ---------------------------------
 nb_execution_mode = "off"
 nb_merge_streams = True
-myst_enable_extensions = ["colon_fence", "deflist"]
+# the chapters write math as $...$ and $$...$$ (MathJax renders it in the reader's browser)
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath"]
 myst_heading_anchors = 3
 # the chapters link to each other and to the repository's files (../exercises, ...):
 # those outside the site are sent to GitHub by nbgrad_pages instead of warning
