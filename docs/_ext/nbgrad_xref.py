@@ -13,7 +13,7 @@ to the object's page. A literal names an object when, after dropping a call's pa
   ambiguous; `SGD` is ``nbgrad.optim.SGD``).
 
 Names of PyTorch (`torch.mm`) are left alone, as are literals in headings, code cells
-and existing links.
+and existing links, and the exercises' pages (their `Tensor` is the learner's own).
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ def resolve(text: str, full: dict[str, str], short: dict[str, set[str]]) -> str 
 
 
 def link_literals(app, doctree) -> None:
-    if app.env.docname.startswith("api/"):
+    # not in the API pages (they link themselves), nor in the exercises, where `Tensor`
+    # and `retain_grad` are the learner's own package's, not nbgrad's
+    if app.env.docname.startswith(("api/", "exercise-notebooks/")):
         return
     if not hasattr(app.env, "nbgrad_xref_targets"):
         app.env.nbgrad_xref_targets = targets()

@@ -189,6 +189,10 @@ def test_chapters_link_the_names_they_mention_to_the_api(site):
             assert "api/" in href, (chapter.stem, href)
     retain = [href for href, code in per_chapter.get("03_retain_grad", []) if code.startswith("retain_grad")]
     assert retain and all("nbgrad.Tensor.html#nbgrad.Tensor.retain_grad" in h for h in retain), retain
+    # the exercises' `Tensor` is the learner's own package's: not linked to nbgrad's
+    for exercise in EXERCISES:
+        text = (site.html / "exercise-notebooks" / f"{exercise.stem}.html").read_text(encoding="utf-8")
+        assert not _XREF.findall(text), exercise.stem
 
 
 def test_chapter_pages_have_a_run_this_chapter_box(site):
