@@ -273,6 +273,26 @@ class Tensor:
         """
         return self._data.dtype.itemsize
 
+    def data_ptr(self) -> int:
+        """The memory address of the first element, as an int.
+
+        Views that start where this tensor starts (``x[0]``, ``x.view(-1)``, ``x.t()``,
+        ``x.detach()``) give the same number, ``x[1]`` one row further on, and a copy
+        (``clone()``) another one: a quick test of whether two tensors share memory. It is
+        the NumPy array's ``__array_interface__['data'][0]`` (a CuPy array's
+        ``data.ptr``); 0 for a tensor with no elements, as in PyTorch.
+
+        Returns
+        -------
+        int
+        """
+        data = self._data
+        if data.size == 0:
+            return 0
+        if type(data) is _ndarray:
+            return int(data.__array_interface__["data"][0])
+        return int(data.data.ptr)
+
     def type(self, dtype: dtype | type | str | None = None) -> str | Tensor:
         """The type name (``'nbgrad.FloatTensor'``), or this tensor converted to ``dtype``.
 
@@ -456,6 +476,21 @@ class Tensor:
             of operations on tensors that need no gradient.
         """
         return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (chapter 04).
+
+        A node with several outputs (``unbind``, ``split``, ``max(dim)``) numbers them from
+        0; its backward gets one gradient per output, in that order, and an edge
+        ``(grad_fn, output_nr)`` in ``next_functions`` names one of them.
+
+        Returns
+        -------
+        int
+            0 for a leaf and for the single output of a node, ``k`` for output ``k``.
+        """
+        return 0 if self._grad_fn is None else self._output_nr
 
     @property
     def retains_grad(self) -> bool:

@@ -2290,6 +2290,20 @@ class Tensor:
     @data.setter
     def data(self, value): ...
 
+    def data_ptr(self) -> builtins.int:
+        """The memory address of the first element, as an int.
+
+        Views that start where this tensor starts (``x[0]``, ``x.view(-1)``, ``x.t()``,
+        ``x.detach()``) give the same number, ``x[1]`` one row further on, and a copy
+        (``clone()``) another one: a quick test of whether two tensors share memory. It is
+        the NumPy array's ``__array_interface__['data'][0]`` (a CuPy array's
+        ``data.ptr``); 0 for a tensor with no elements, as in PyTorch.
+
+        Returns
+        -------
+        int
+        """
+
     def detach(self) -> Tensor:
         """The same storage and version counter, outside the graph (chapter 07).
 
@@ -4889,6 +4903,20 @@ class Tensor:
         -------
         Tensor
             Of shape ``(len(input), len(vec2))``; its ``grad_fn`` is PyTorch's, ``MulBackward0``.
+        """
+
+    @property
+    def output_nr(self) -> builtins.int:
+        """Which output of its ``grad_fn`` this tensor is (chapter 04).
+
+        A node with several outputs (``unbind``, ``split``, ``max(dim)``) numbers them from
+        0; its backward gets one gradient per output, in that order, and an edge
+        ``(grad_fn, output_nr)`` in ``next_functions`` names one of them.
+
+        Returns
+        -------
+        int
+            0 for a leaf and for the single output of a node, ``k`` for output ``k``.
         """
 
     def permute(self, *dims: builtins.int | Sequence[builtins.int]) -> Tensor:

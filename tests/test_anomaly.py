@@ -104,8 +104,14 @@ def test_inplace_error_without_anomaly_has_no_anomaly_hint():
         a = x.exp()
         a.add_(1)
         a.sum().backward()
-    _, n_err = check_error(program)
+    t_err, n_err = check_error(program)
     assert "Good luck" not in str(n_err)
+    # PyTorch's hint to turn anomaly detection on, with the switch spelled for nbgrad
+    first_line = str(n_err).splitlines()[0]
+    assert first_line.replace("nbgrad", "torch") == str(t_err).splitlines()[0]
+    assert first_line.endswith(" Hint: enable anomaly detection to find the operation that "
+                               "failed to compute its gradient, with nbgrad.autograd."
+                               "set_detect_anomaly(True, check_nan=False).")
 
 
 NAN_CASES = {  # the node whose backward returns nan first, and which of its outputs

@@ -19,8 +19,9 @@ def _message(action):
 
 
 def _tail(message):
-    """A version error after its ``[kind [shape]]``: the node and the two versions."""
-    return message.split("]]", 1)[-1] if message else message
+    """A version error after its ``[kind [shape]]``: the node and the two versions (without
+    the hint to enable anomaly detection that nbgrad, like PyTorch, adds after them)."""
+    return message.split("]]", 1)[-1].split(" Hint:", 1)[0] if message else message
 
 
 def version_counter(ns):

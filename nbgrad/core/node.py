@@ -397,6 +397,10 @@ def short_name(node):
 ANOMALY_HINT = (" Hint: the backtrace further above shows the operation that failed to "
                 "compute its gradient. The variable in question was changed in there or "
                 "anywhere later. Good luck!")
+# PyTorch's hint where anomaly detection is off, with the switch spelled for nbgrad
+ENABLE_ANOMALY_HINT = (" Hint: enable anomaly detection to find the operation that failed to "
+                       "compute its gradient, with nbgrad.autograd.set_detect_anomaly(True, "
+                       "check_nan=False).")
 
 
 def _modified_message(tensor, fn, output_nr, expected, current=None):
@@ -406,7 +410,7 @@ def _modified_message(tensor, fn, output_nr, expected, current=None):
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{tensor.type()} {list(tensor.shape)}]{where} is at version "
         f"{current}; expected version {expected} instead."
-        f"{ANOMALY_HINT if anomaly.enabled else ''}\n"
+        f"{ANOMALY_HINT if anomaly.enabled else ENABLE_ANOMALY_HINT}\n"
         "nbgrad hint: an in-place operation changed a tensor that backward needs; use its "
         "out-of-place form (chapter 05 explains version counters)."
     )

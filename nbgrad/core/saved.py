@@ -12,8 +12,15 @@ input whose edge (``next_functions``) leads where its gradient goes. Any other
 unpack)`` can be called.
 
 *Hooks.* Inside ``autograd.graph.saved_tensors_hooks(pack, unpack)`` every tensor a node
-saves is replaced by ``pack(tensor)``, and backward sees ``unpack(packed)``, as in
-PyTorch without a version check (the hooks own the value).
+saves is replaced by ``pack(tensor)``, and backward sees ``unpack(packed)``, as PyTorch's
+``SavedVariable`` does it: the node keeps only what ``pack`` returned (so a hook that
+copies, compresses or moves the tensor frees the original once nothing else holds it) and
+a few facts about the tensor: whether it was a leaf, its ``grad_fn`` and output number,
+``requires_grad``, its leaf's ``AccumulateGrad``. Unpacking makes a new tensor with
+``unpack``'s values and joins it to the graph where the original was, so double backward
+(``create_graph=True``) differentiates through it even when ``unpack`` returns a detached
+tensor. There is no version check then (the hooks own the value); ``pack`` itself may not
+change its input in place.
 """
 
 from __future__ import annotations
@@ -21,15 +28,7 @@ from __future__ import annotations
 import threading
 
 from .grad_mode import grad_mode
-from .node import (
-    _FREED,
-    _SAVED_TYPES,
-    SECOND_BACKWARD,
-    Node,
-    SavedOutput,
-    SavedTensor,
-    attach,
-)
+from .node import _FREED, _SAVED_TYPES, SECOND_BACKWARD, Node, SavedOutput, SavedTensor
 
 # The names PyTorch gives an operation's tensor arguments, where they are not
 # ``(self, other)``: by node class name.
@@ -55,19 +54,40 @@ def saved_names(node):
         return input_names[position] if position < len(input_names) else f"input{position}"
 
     edges = list(zip(node._next_nodes, node._output_nrs))
-    values = [v.original if type(v) is PackedSaved else v for v in saved]
-    if _aligned(values, edges):  # one saved value per input, in order (None: not needed)
-        return {name_of(position): position for position in range(len(values))}
+    if _aligned(saved, edges):  # one saved value per input, in order (None: not needed)
+        return {name_of(position): position for position in range(len(saved))}
     names, taken = {}, set()
-    for index, value in enumerate(values):
-        if type(value) is SavedOutput:
+    for index, value in enumerate(saved):
+        kind = _kind(value)
+        if kind == "output":
             names.setdefault("result", index)
-        elif type(value) is SavedTensor:
-            position = _input_position(_edge(value.tensor), edges, taken)
+        elif kind == "input":
+            position = _input_position(_saved_edge(value), edges, taken)
             if position is not None:
                 taken.add(position)
                 names.setdefault(name_of(position), index)
     return names
+
+
+def _kind(value):
+    """``"output"``, ``"input"`` (any other saved tensor) or ``None`` (not a tensor)."""
+    cls = type(value)
+    if cls is SavedOutput or (cls is PackedSaved and value.is_output):
+        return "output"
+    if cls is SavedTensor or cls is PackedSaved:
+        return "input"
+    return None
+
+
+def _saved_edge(value):
+    """The edge of a saved input, as it was when saved (packed) or is now (not packed);
+    ``None`` when unknown: an in-place change since has moved the tensor in the graph."""
+    if type(value) is PackedSaved:
+        return value.edge()
+    tensor = value.tensor
+    if tensor._version != value.version:
+        return None
+    return _edge(tensor)
 
 
 def _aligned(values, edges):
@@ -75,17 +95,25 @@ def _aligned(values, edges):
     if len(values) != len(edges):
         return False
     for value, (fn, output_nr) in zip(values, edges):
-        if type(value) is SavedOutput:
+        kind = _kind(value)
+        if kind == "output":
             return False
-        if type(value) is SavedTensor and fn is not None and _edge(value.tensor) != (fn, output_nr):
-            return False
+        if kind == "input" and fn is not None:
+            edge = _saved_edge(value)
+            if edge is not None and edge != (fn, output_nr):
+                return False
     return True
 
 
 def _input_position(edge, edges, taken):
-    """Which input a saved tensor was: the first not yet named whose edge is its ``edge``."""
+    """Which input a saved tensor was: the first not yet named whose edge is its ``edge``
+    (any not yet named, for an unknown edge)."""
     for position, candidate in enumerate(edges):
-        if position not in taken and candidate[0] is edge[0] and \
+        if position in taken:
+            continue
+        if edge is None:
+            return position
+        if candidate[0] is edge[0] and \
                 (edge[0] is None or candidate[1] == edge[1]):
             return position
     return None
@@ -126,19 +154,57 @@ def saved_attribute(node, name, raw):
     """``node._saved_<name>`` (``raw``: ``node._raw_saved_<name>``)."""
     if not raw and any(name in getattr(cls, "__slots__", ()) for cls in type(node).__mro__):
         return getattr(node, name)  # a plain value the formula needs: kept after backward
+    if raw and node._saved is _FREED:
+        # PyTorch's SavedTensor outlives the value it held: it is there, empty. The names
+        # were worked out from the values, now gone, so any input's name or ``result`` is
+        # taken for one.
+        input_names = INPUT_NAMES.get(type(node).__name__, DEFAULT_INPUT_NAMES)
+        if name == "result" or name in input_names[:len(node._next_nodes)] or \
+                (name.startswith("input") and name[5:].isdigit()):
+            return RawSaved(node, None)
     index = saved_names(node).get(name)  # raises once the saved tensors are freed
     if index is None:
         prefix = "_raw_saved_" if raw else "_saved_"
         raise AttributeError(f"'{type(node).__name__}' object has no attribute '{prefix}{name}'")
-    value = node._saved[index]
     if raw:
         return RawSaved(node, index)
-    return value.unpack(node) if type(value) in _SAVED_TYPES else value
+    value = node._saved[index]
+    if type(value) not in _SAVED_TYPES:
+        return value  # None, or a number
+    tensor = value.unpack(node)
+    if type(value) is SavedOutput and value.requires_grad and tensor._grad_fn is None:
+        # Read by the user (not by backward) under no_grad: still the node's output, as
+        # PyTorch always gives it.
+        _join(tensor, node, value.output_nr)
+    return tensor
+
+
+def _join(tensor, node, output_nr):
+    """Make ``tensor`` output ``output_nr`` of ``node`` without touching the node (unlike
+    ``attach``, which records the output's dtype as the node's)."""
+    tensor._grad_fn = node
+    tensor._output_nr = output_nr
+    tensor._requires_grad = True
+
+
+FREED_REGISTER = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you "
+    "need to access saved variables after calling backward."
+)
+PACK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook."
+)
 
 
 class RawSaved:
     """``grad_fn._raw_saved_<name>``: one saved tensor of a node, as PyTorch's
-    ``SavedTensor``: ``unpack()`` it, or ``register_hooks(pack_hook, unpack_hook)`` on it."""
+    ``SavedTensor``: ``unpack()`` it, or ``register_hooks(pack_hook, unpack_hook)`` on it.
+    ``index`` is ``None`` once backward has freed the node's saved values."""
 
     __slots__ = ("index", "node")
 
@@ -147,65 +213,141 @@ class RawSaved:
         self.index = index
 
     def _value(self):
+        """The saved value, or ``_FREED``."""
         saved = self.node._saved
-        if saved is _FREED:
-            raise RuntimeError(SECOND_BACKWARD)
+        if saved is _FREED or self.index is None:
+            return _FREED
         return saved[self.index]
+
+    @property
+    def data(self):
+        """What is held now: the tensor, what ``pack_hook`` returned, or ``None`` (freed,
+        or nothing was saved)."""
+        value = self._value()
+        if type(value) is SavedTensor:
+            return value.tensor
+        if type(value) is SavedOutput:
+            return value.tensor_type._make(value.data, vc=value.vc)
+        if type(value) is PackedSaved:
+            return value.packed
+        return None
+
+    @property
+    def unpack_hook(self):
+        """The unpack hook in force, or ``None``."""
+        value = self._value()
+        return value.unpack_hook if type(value) is PackedSaved else None
 
     def unpack(self):
         """The saved tensor, version-checked (and through its unpack hook, if any)."""
-        return self._value().unpack(self.node)
+        value = self._value()
+        if value is _FREED:
+            raise RuntimeError(SECOND_BACKWARD)
+        return value.unpack(self.node) if type(value) in _SAVED_TYPES else value
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Pack the saved tensor now with ``pack_hook``; backward will see
-        ``unpack_hook(packed)``. Only one pair per saved tensor."""
+        ``unpack_hook(packed)``. Only one pair per saved tensor. As in PyTorch,
+        ``pack_hook`` gets the tensor detached (sharing its values and version), and the
+        node keeps only what it returns."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments. The following "
+                            "argument types are supported:\n    1. (self, arg0: Callable, "
+                            "arg1: Callable) -> None")
         value = self._value()
         if type(value) is PackedSaved:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
                                "already been set. Hint: only one pair of hooks is allowed at "
                                "a time.")
-        _check_callable(pack_hook, unpack_hook)
+        if value is _FREED:
+            raise RuntimeError(FREED_REGISTER)
+        if type(value) is SavedTensor:
+            original = value.tensor
+            tensor = type(original)._make(original._data, vc=original._counter())
+        elif type(value) is SavedOutput:
+            tensor = value.tensor_type._make(value.data, vc=value.vc)
+        else:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
         saved = list(self.node._saved)
-        saved[self.index] = PackedSaved(value, value.unpack(self.node), pack_hook, unpack_hook)
+        saved[self.index] = PackedSaved(value, tensor, pack_hook, unpack_hook)
         self.node._saved = tuple(saved)
 
 
 class PackedSaved:
-    """A saved tensor given to hooks: what ``pack_hook`` returned, and how to unpack it.
-    As in PyTorch, what ``unpack_hook`` returns is used without a version check: the hooks
-    own the value now. ``original`` (the ``SavedTensor`` or ``SavedOutput``) tells which
-    input or output it was."""
+    """A saved tensor given to hooks, as PyTorch's ``SavedVariable`` with hooks: what
+    ``pack_hook`` returned, the hook that unpacks it, and where the tensor was in the graph.
 
-    __slots__ = ("original", "packed", "unpack_hook")
+    It holds neither the tensor nor its array (only ``packed`` may), so a hook that
+    returns a copy lets the original be freed. Unpacked, it is a new tensor with the
+    values ``unpack_hook`` returns, joined to the graph where the saved one was: output
+    ``output_nr`` of ``grad_fn`` (of the node itself for a saved output), or, for a leaf,
+    requiring grad and sharing its ``AccumulateGrad``. As in PyTorch nothing checks its
+    version: the hooks own the value.
+    """
 
-    def __init__(self, original, tensor, pack_hook, unpack_hook):
-        self.original = original
-        self.packed = pack_hook(tensor)
+    __slots__ = ("packed", "unpack_hook", "is_output", "requires_grad", "output_nr",
+                 "grad_fn", "accumulator")
+
+    def __init__(self, value, tensor, pack_hook, unpack_hook):
+        """``value``: the ``SavedTensor`` or ``SavedOutput`` it replaces; ``tensor``: what
+        ``pack_hook`` gets."""
+        if type(value) is SavedOutput:
+            self.is_output = True
+            self.requires_grad = value.requires_grad
+            self.output_nr = value.output_nr
+            self.grad_fn = self.accumulator = None  # the node itself: known when unpacked
+        else:
+            original = value.tensor
+            self.is_output = False
+            self.requires_grad = original._requires_grad
+            self.output_nr = original._output_nr
+            self.grad_fn = original._grad_fn
+            self.accumulator = original._accumulator if original._grad_fn is None else None
         self.unpack_hook = unpack_hook
+        version = tensor._version
+        enabled = grad_mode.enabled
+        grad_mode.enabled = False  # PyTorch packs under no_grad
+        try:
+            self.packed = pack_hook(tensor)
+        finally:
+            grad_mode.enabled = enabled
+        if tensor._version != version:
+            raise RuntimeError(PACK_INPLACE)
+
+    def edge(self):
+        """The edge the saved tensor had (for its name): ``(grad_fn, output_nr)``, or its
+        leaf's ``AccumulateGrad`` (``None`` for a leaf that needs no gradient)."""
+        if self.grad_fn is not None:
+            return self.grad_fn, self.output_nr
+        ref = self.accumulator
+        return (ref() if ref is not None and self.requires_grad else None), 0
 
     def unpack(self, node):
-        tensor = self.unpack_hook(self.packed)
-        if not hasattr(tensor, "_data"):
+        """What backward uses: ``unpack_hook``'s tensor, as a new tensor joined to the
+        graph where the saved one was (``node`` is the node that saved it)."""
+        data = self.unpack_hook(self.packed)
+        if not hasattr(data, "_data"):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
-                            f"result of type {type(tensor).__name__}")
-        original = self.original
-        if type(original) is SavedOutput and grad_mode.enabled and original.requires_grad \
-                and tensor._grad_fn is None:
-            # The output as a node's input to double backward: joined to its node again.
-            tensor = type(tensor)._make(tensor._data, tensor._counter())
-            attach(tensor, node, original.output_nr)
+                            f"result of type {type(data).__name__}")
+        tensor = type(data)._make(data._data, vc=data._counter())  # never a view
+        if not self.requires_grad:
+            return tensor
+        grad_fn = node if self.is_output else self.grad_fn
+        if grad_fn is not None:
+            _join(tensor, grad_fn, self.output_nr)
+        else:  # a leaf: its gradient goes to the saved leaf's AccumulateGrad
+            if tensor._data.dtype.kind not in "fc":
+                raise RuntimeError("Only Tensors of floating point and complex dtype can "
+                                   "require gradients")
+            tensor._requires_grad = True
+            tensor._accumulator = self.accumulator
         return tensor
 
 
 _SAVED_TYPES.append(PackedSaved)  # unpacked by Node.saved_values like the other two
 setattr(Node, "__getattr__", _node_getattr)  # set here: node.py cannot import this module
 setattr(Node, "__dir__", _node_dir)
-
-
-def _check_callable(pack_hook, unpack_hook):
-    for hook in (pack_hook, unpack_hook):
-        if not callable(hook):
-            raise TypeError(f"hook must be callable, got {type(hook).__name__}")
 
 
 # -- saved_tensors_hooks: the hooks in force --------------------------------------------
@@ -237,7 +379,10 @@ _count_lock = threading.Lock()
 def push_hooks(pack_hook, unpack_hook):
     if hook_stack.disabled is not None:
         raise RuntimeError(hook_stack.disabled)
-    _check_callable(pack_hook, unpack_hook)
+    if not (callable(pack_hook) and callable(unpack_hook)):
+        raise TypeError("_push_saved_tensors_default_hooks(): incompatible function arguments. "
+                        "The following argument types are supported:\n    1. (arg0: Callable, "
+                        "arg1: Callable) -> None")
     hook_stack.pairs = (*hook_stack.pairs, (pack_hook, unpack_hook))
     with _count_lock:
         hooks_in_use.count += 1
