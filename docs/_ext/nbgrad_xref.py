@@ -9,7 +9,7 @@ to the object's page. A literal names an object when, after dropping a call's pa
 * a public name, full (`nbgrad.nn.functional.cross_entropy`) or without ``nbgrad.``
   (`nn.Linear`, `Tensor.backward`, `autograd.grad`);
 * or a bare name that is ``nbgrad.<name>`` or ``nbgrad.Tensor.<name>`` (`detach`, `mm`,
-  `is_leaf`), or else the last part of exactly one public name (`register_hook` is
+  `is_leaf`) and not a constant (`nan`, `float` stay words), or else the last part of exactly one public name (`register_hook` is
   ambiguous; `SGD` is ``nbgrad.optim.SGD``).
 
 Names of PyTorch (`torch.mm`) are left alone, as are literals in headings, code cells
@@ -27,6 +27,8 @@ from sphinx import addnodes
 
 from nbgrad_pages import catalogue, own_members
 
+# the constants and type aliases (nbgrad.nan, nbgrad.float32): linked only by a full name
+_DATA: set[str] = set()
 _CALL = re.compile(r"^([A-Za-z_][\w.]*)(\(.*\))?$")
 
 
@@ -38,13 +40,15 @@ def targets() -> tuple[dict[str, str], dict[str, set[str]]]:
         module = importlib.import_module(module_name)
         for name, kind, target in rows:
             full[f"{module_name}.{name}"] = target
+            if kind == "data":
+                _DATA.add(target)
             value = getattr(module, name)
             if inspect.isclass(value):
                 methods, properties = own_members(value)
                 for member in methods + properties:
                     full[f"{module_name}.{name}.{member}"] = f"{target}.{member}"
     short: dict[str, set[str]] = {}
-    for target in full.values():
+    for target in set(full.values()) - _DATA:
         short.setdefault(target.rsplit(".", 1)[-1], set()).add(target)
     return full, short
 
@@ -61,12 +65,13 @@ def resolve(text: str, full: dict[str, str], short: dict[str, set[str]]) -> str 
     if name.startswith("torch") or not name:
         return None
     for candidate in (name, f"nbgrad.{name}"):
-        if candidate in full:
+        if candidate in full and ("." in name or full[candidate] not in _DATA):
             return full[candidate]
     if "." in name:
         return None
+    # a bare name: never a constant (`nan`, `float`, `e` are words or Python's own there)
     for candidate in (f"nbgrad.{name}", f"nbgrad.Tensor.{name}"):
-        if candidate in full:
+        if candidate in full and full[candidate] not in _DATA:
             return full[candidate]
     found = short.get(name, set())
     return next(iter(found)) if len(found) == 1 else None

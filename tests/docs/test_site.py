@@ -158,6 +158,7 @@ def xref():
     ("is_leaf", "nbgrad.Tensor.is_leaf"),
     ("nn.Linear", "nbgrad.nn.Linear"),
     ("optim.SGD", "nbgrad.optim.SGD"),
+    ("nbgrad.float32", "nbgrad.float32"),
     ("nbgrad.nn.functional.cross_entropy", "nbgrad.nn.functional.cross_entropy"),
 ])
 def test_inline_literals_that_name_a_public_object_resolve(xref, literal, target):
@@ -166,7 +167,7 @@ def test_inline_literals_that_name_a_public_object_resolve(xref, literal, target
 
 @pytest.mark.parametrize("literal", [
     "torch.mm", "torch.Tensor.backward", "y.grad", "x + 1", "requires_grad=True", "None",
-    "RuntimeError", "no_such_name", "",
+    "RuntimeError", "no_such_name", "", "nan", "float", "e", "int",
 ])
 def test_other_literals_are_left_alone(xref, literal):
     assert xref(literal) is None
