@@ -29,6 +29,8 @@ from nbgrad_pages import catalogue, own_members
 
 # the constants and type aliases (nbgrad.nan, nbgrad.float32): linked only by a full name
 _DATA: set[str] = set()
+# bare names that are Python's types before they are Tensor methods (`float`, `int`)
+_PYTHON_TYPES = {"bool", "int", "float", "complex", "str", "list", "tuple", "dict", "type"}
 _CALL = re.compile(r"^([A-Za-z_][\w.]*)(\(.*\))?$")
 
 
@@ -67,7 +69,7 @@ def resolve(text: str, full: dict[str, str], short: dict[str, set[str]]) -> str 
     for candidate in (name, f"nbgrad.{name}"):
         if candidate in full and ("." in name or full[candidate] not in _DATA):
             return full[candidate]
-    if "." in name:
+    if "." in name or name in _PYTHON_TYPES:
         return None
     # a bare name: never a constant (`nan`, `float`, `e` are words or Python's own there)
     for candidate in (f"nbgrad.{name}", f"nbgrad.Tensor.{name}"):
