@@ -466,7 +466,7 @@ def any(input: Tensor, dim: Dims | None = None, keepdim: builtins.bool = False, 
 
 
 def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype: dtype | None = None, device: device | str | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
-    """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``).
+    """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0, 1, ..., n-1``).
 
     Parameters
     ----------
@@ -3149,7 +3149,7 @@ def randn(*sizes: builtins.int | Shape, size: Shape | None = None, generator: Ge
 
 
 def randperm(n: builtins.int, *, generator: Generator | None = None, dtype: dtype | None = None, device: str | device | None = None, requires_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
-    """A random permutation of ``0 .. n-1``.
+    """A random permutation of ``0, 1, ..., n-1``.
 
     Parameters
     ----------

@@ -533,7 +533,7 @@ def _full(op, size, fill_value, dtype, device, requires_grad):
 def arange(start: Number, end: Number | None = None, step: Number = 1, *,
            dtype: dtype | None = None, device: device | str | None = None,
            requires_grad: bool = False) -> Tensor:
-    """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``).
+    """The values ``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0, 1, ..., n-1``).
 
     Parameters
     ----------

@@ -385,12 +385,12 @@ def _describe(name, value, tensor_name):
 
 class ParameterList(Module):
     """A list of parameters, registered under ``"0"``, ``"1"``, ... (plain tensors become
-    ``Parameter``s).
+    ``Parameter`` objects).
 
     Parameters
     ----------
     values : iterable, optional
-        The first entries: tensors (made ``Parameter``s) or, as PyTorch allows, other objects,
+        The first entries: tensors (made ``Parameter`` objects) or, as PyTorch allows, other objects,
         kept as plain attributes.
     """
 
@@ -464,7 +464,7 @@ class ParameterList(Module):
 
 class ParameterDict(Module):
     """A dict of parameters registered under their keys (plain tensors become
-    ``Parameter``s).
+    ``Parameter`` objects).
 
     Parameters
     ----------
@@ -572,7 +572,7 @@ class ParameterDict(Module):
         ----------
         parameters : mapping of str to Tensor, or iterable of (str, Tensor) pairs
             A mapping is anything with an ``items`` method; plain tensors become
-            ``Parameter``s.
+            ``Parameter`` objects.
         """
         pairs = parameters.items() if hasattr(parameters, "items") else parameters
         for key, value in pairs:

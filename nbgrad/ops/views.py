@@ -120,7 +120,7 @@ class Geometry:
         return inverse[_element_offsets(self.shape, self.strides, self.offset, itemsize, xp) - low]
 
     def overlaps(self):
-        """Whether elements of the view share memory (an ``expand``ed dimension)."""
+        """Whether elements of the view share memory (a dimension made by ``expand``)."""
         return internal_overlap(self.shape, self.strides)
 
 

@@ -276,7 +276,7 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None = None,
              device: str | device | None = None, requires_grad: bool = False) -> Tensor:
-    """A random permutation of ``0 .. n-1``.
+    """A random permutation of ``0, 1, ..., n-1``.
 
     Parameters
     ----------

@@ -182,7 +182,7 @@ def _lengths_of_fractions(fractions: Sequence[float], n: int) -> list[int]:
 
 def random_split(dataset: Sized, lengths: Sequence[int | float],
                  generator: Generator | None = None) -> list[Subset]:
-    """Split ``dataset`` at random into non-overlapping ``Subset``s of the given lengths.
+    """Split ``dataset`` at random into non-overlapping ``Subset`` objects of the given lengths.
 
     Parameters
     ----------
