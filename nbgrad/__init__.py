@@ -98,7 +98,8 @@ def numel(input: Tensor) -> int:
 # The functions, classes, dtypes and constants; submodules are imported by name, as in
 # PyTorch, and the modules nbgrad is built of (``ops``, ``creation``, ...) are not exports.
 __all__ = sorted(name for name, value in globals().items()
-                 if not name.startswith("_") and not isinstance(value, _ModuleType))
+                 if not name.startswith("_") and name != "annotations"  # the __future__ import
+                 and not isinstance(value, _ModuleType))
 
 # A name nbgrad lacks: the AttributeError says whether PyTorch has it (missing.py).
 __getattr__ = _missing.module_getattr(__name__)

@@ -3,6 +3,7 @@ property of nbgrad has a docstring in NumPy's convention (checked with numpydoc:
 parameters and what it returns are documented, in the sections and order numpydoc knows),
 type hints on its signature, and every module says what it exports (``__all__``)."""
 
+import __future__
 import importlib
 import inspect
 import pkgutil
@@ -110,7 +111,12 @@ def test_every_module_says_what_it_is_for(module_name):
 
 @pytest.mark.parametrize("module_name", PUBLIC_MODULES)
 def test_every_public_module_says_what_it_exports(module_name):
-    assert hasattr(importlib.import_module(module_name), "__all__"), f"{module_name}: no __all__"
+    module = importlib.import_module(module_name)
+    assert hasattr(module, "__all__"), f"{module_name}: no __all__"
+    # a module's own ``from __future__ import annotations`` is no export
+    features = [name for name in module.__all__
+                if isinstance(getattr(module, name), __future__._Feature)]
+    assert not features, f"{module_name} exports {features}"
 
 
 @pytest.mark.parametrize("name", sorted(PUBLIC_OBJECTS))

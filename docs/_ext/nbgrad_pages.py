@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import __future__
 import ast
 import functools
 import importlib
@@ -53,8 +52,7 @@ def public_modules() -> list[str]:
 def exports(module):
     for name in module.__all__:
         value = getattr(module, name)
-        # (a module's ``from __future__ import annotations`` is no part of its API)
-        if not inspect.ismodule(value) and not isinstance(value, __future__._Feature):
+        if not inspect.ismodule(value):
             yield name, value
 
 
