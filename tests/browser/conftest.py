@@ -1,4 +1,5 @@
-"""Fixtures of the browser smoke test: a JupyterLab server and a headless Chromium.
+"""Fixtures of the browser smoke test: a JupyterLab server (headless Chromium is the shared
+``browser`` fixture of tests/conftest.py).
 
 The server runs on 127.0.0.1 with a fixed token in a temporary copy of ``notebooks/`` (so
 running and saving never touches the committed notebooks), with its own Jupyter config,
@@ -30,21 +31,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 TOKEN = "nbgrad-browser-test"
-CHROMIUM = os.environ.get("NBGRAD_CHROMIUM", "/usr/bin/chromium")
-# Everything Chromium might fetch on its own is switched off: the machine reaches nothing
-# but package registries. Playwright itself adds --headless and a fresh temporary
-# --user-data-dir to every launch().
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",  # CI runs as root, where Chromium's sandbox refuses to start
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 # JupyterLab user settings: render every cell (no windowing, so the DOM holds all cells and
 # cell i of the page is cell i of the file), and no news or update checks over the network.
 LAB_SETTINGS = {
@@ -55,34 +41,6 @@ LAB_SETTINGS = {
     },
 }
 SERVER_START_TIMEOUT = 120  # seconds; a loaded 2-core CI machine is slow to import jupyterlab
-
-
-def browser_unavailable() -> str | None:
-    """Why the browser test cannot run here, or None when it can."""
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed (it is in the test extra: pip install -e '.[test]')"
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        return f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium; or set NBGRAD_CHROMIUM)"
-    return None
-
-
-@pytest.fixture(scope="session")
-def browser():
-    reason = browser_unavailable()
-    if reason:
-        if os.environ.get("NBGRAD_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"NBGRAD_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, timeout=120_000
-        )
-        yield chromium
-        chromium.close()
 
 
 @dataclass

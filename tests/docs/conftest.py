@@ -18,7 +18,6 @@ from __future__ import annotations
 import fcntl
 import functools
 import http.server
-import importlib.util
 import json
 import os
 import subprocess
@@ -35,17 +34,6 @@ DOCS = ROOT / "docs"
 BUILD_TIMEOUT = 900  # s; about 4 minutes on a loaded 2-core machine
 
 
-def _load_browser_conftest():
-    """tests/browser/conftest.py, for its Chromium path, options and skip rule (one copy)."""
-    spec = importlib.util.spec_from_file_location(
-        "nbgrad_browser_conftest", ROOT / "tests" / "browser" / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (its dataclass looks its module up there)
-    spec.loader.exec_module(module)
-    return module
-
-
-BROWSER_CONFTEST = _load_browser_conftest()
 
 
 def build_command(out: Path) -> list[str]:
@@ -114,23 +102,6 @@ def served(site):
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    reason = BROWSER_CONFTEST.browser_unavailable()
-    if reason:
-        if os.environ.get("NBGRAD_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"NBGRAD_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=BROWSER_CONFTEST.CHROMIUM, headless=True,
-            args=BROWSER_CONFTEST.CHROMIUM_ARGS, timeout=120_000)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="session")
