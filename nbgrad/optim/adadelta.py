@@ -90,17 +90,8 @@ class Adadelta(Optimizer):
     def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            params, grads, square_avgs, acc_deltas, steps = [], [], [], [], []
-            for p in group["params"]:
-                grad = p._grad  # .grad without the property's checks: p is a leaf
-                if grad is None:
-                    continue
-                state = self._init_state(p)
-                params.append(p)
-                grads.append(grad)
-                square_avgs.append(state["square_avg"])
-                acc_deltas.append(state["acc_delta"])
-                steps.append(state["step"])
+            params, grads, square_avgs, acc_deltas, steps = self._gather(
+                group, ("square_avg", "acc_delta", "step"), self._init_state)
             adadelta(params, grads, square_avgs, acc_deltas, steps,
                      lr=hyperparameter(group["lr"]), rho=group["rho"], eps=group["eps"],
                      weight_decay=group["weight_decay"], maximize=group["maximize"])

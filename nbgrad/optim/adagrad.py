@@ -97,16 +97,8 @@ class Adagrad(Optimizer):
     def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            params, grads, sums, steps = [], [], [], []
-            for p in group["params"]:
-                grad = p._grad  # .grad without the property's checks: p is a leaf
-                if grad is None:
-                    continue
-                state = self._init_state(p)
-                params.append(p)
-                grads.append(grad)
-                sums.append(state["sum"])
-                steps.append(state["step"])
+            params, grads, sums, steps = self._gather(
+                group, ("sum", "step"), self._init_state)
             adagrad(params, grads, sums, steps, lr=float(group["lr"]),
                     weight_decay=group["weight_decay"], lr_decay=group["lr_decay"],
                     eps=group["eps"], maximize=group["maximize"])

@@ -114,19 +114,9 @@ class Adam(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             amsgrad = group["amsgrad"]
-            params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                grad = p._grad  # .grad without the property's checks: p is a leaf
-                if grad is None:
-                    continue
-                state = self._init_state(p, amsgrad)
-                params.append(p)
-                grads.append(grad)
-                exp_avgs.append(state["exp_avg"])
-                exp_avg_sqs.append(state["exp_avg_sq"])
-                if amsgrad:
-                    max_exp_avg_sqs.append(state["max_exp_avg_sq"])
-                steps.append(state["step"])
+            params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps = self._gather(
+                group, ("exp_avg", "exp_avg_sq", "max_exp_avg_sq" if amsgrad else None, "step"),
+                self._init_state, amsgrad)
             beta1, beta2 = group["betas"]
             adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps,
                  amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=hyperparameter(group["lr"]),

@@ -94,17 +94,8 @@ class Adamax(Optimizer):
     def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_infs, steps = [], [], [], [], []
-            for p in group["params"]:
-                grad = p._grad  # .grad without the property's checks: p is a leaf
-                if grad is None:
-                    continue
-                state = self._init_state(p)
-                params.append(p)
-                grads.append(grad)
-                exp_avgs.append(state["exp_avg"])
-                exp_infs.append(state["exp_inf"])
-                steps.append(state["step"])
+            params, grads, exp_avgs, exp_infs, steps = self._gather(
+                group, ("exp_avg", "exp_inf", "step"), self._init_state)
             beta1, beta2 = group["betas"]
             adamax(params, grads, exp_avgs, exp_infs, steps, eps=group["eps"],
                    beta1=float(beta1), beta2=float(beta2),

@@ -92,18 +92,8 @@ class ASGD(Optimizer):
     def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            params, grads, axs, mus, etas, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                grad = p._grad  # .grad without the property's checks: p is a leaf
-                if grad is None:
-                    continue
-                state = self._init_state(p, group)
-                params.append(p)
-                grads.append(grad)
-                axs.append(state["ax"])
-                mus.append(state["mu"])
-                etas.append(state["eta"])
-                steps.append(state["step"])
+            params, grads, axs, mus, etas, steps = self._gather(
+                group, ("ax", "mu", "eta", "step"), self._init_state, group)
             asgd(params, grads, axs, mus, etas, steps, lambd=group["lambd"],
                  lr=hyperparameter(group["lr"]), t0=group["t0"], alpha=group["alpha"],
                  weight_decay=group["weight_decay"], maximize=group["maximize"])

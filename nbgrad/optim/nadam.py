@@ -109,18 +109,8 @@ class NAdam(Optimizer):
     def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                grad = p._grad  # .grad without the property's checks: p is a leaf
-                if grad is None:
-                    continue
-                state = self._init_state(p)
-                params.append(p)
-                grads.append(grad)
-                exp_avgs.append(state["exp_avg"])
-                exp_avg_sqs.append(state["exp_avg_sq"])
-                mu_products.append(state["mu_product"])
-                steps.append(state["step"])
+            params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = self._gather(
+                group, ("exp_avg", "exp_avg_sq", "mu_product", "step"), self._init_state)
             beta1, beta2 = group["betas"]
             nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps,
                   beta1=float(beta1), beta2=float(beta2),

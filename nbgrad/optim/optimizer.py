@@ -235,6 +235,23 @@ class Optimizer:
         raise NotImplementedError
 
     @staticmethod
+    def _gather(group: dict, keys: tuple[str | None, ...], init_state: Callable[..., dict],
+                *args: Any) -> list[list]:
+        """What a functional step takes for ``group``, list by list: the parameters that
+        have a gradient, their gradients, then each of ``keys``' entry of their state
+        (``init_state(p, *args)`` makes it at a parameter's first step). A key given as None (an
+        option that is off) is an empty list, as PyTorch's functional optimizers take it."""
+        params, grads, states = [], [], []
+        for p in group["params"]:
+            grad = p._grad  # .grad without the property's checks: p is a leaf
+            if grad is not None:
+                params.append(p)
+                grads.append(grad)
+                states.append(init_state(p, *args))
+        return [params, grads] + [[] if key is None else [state[key] for state in states]
+                                  for key in keys]
+
+    @staticmethod
     def _evaluate(closure):
         """``closure()`` with grad mode on (it recomputes the loss), or None without one."""
         if closure is None:

@@ -100,20 +100,12 @@ class RMSprop(Optimizer):
     def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            params, grads, square_avgs, grad_avgs, buffers, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                grad = p._grad  # .grad without the property's checks: p is a leaf
-                if grad is None:
-                    continue
-                state = self._init_state(p, group)
-                params.append(p)
-                grads.append(grad)
-                square_avgs.append(state["square_avg"])
-                steps.append(state["step"])
-                if group["momentum"] > 0:
-                    buffers.append(state["momentum_buffer"])
-                if group["centered"]:
-                    grad_avgs.append(state["grad_avg"])
+            params, grads, square_avgs, grad_avgs, buffers, steps = self._gather(
+                group, ("square_avg",
+                        "grad_avg" if group["centered"] else None,
+                        "momentum_buffer" if group["momentum"] > 0 else None,
+                        "step"),
+                self._init_state, group)
             rmsprop(params, grads, square_avgs, grad_avgs, buffers, steps,
                     lr=float(group["lr"]), alpha=group["alpha"], eps=group["eps"],
                     weight_decay=group["weight_decay"], momentum=group["momentum"],

@@ -88,17 +88,8 @@ class Rprop(Optimizer):
     def step(self, closure: Closure | None = None) -> Tensor | float | None:
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            params, grads, prevs, step_sizes, steps = [], [], [], [], []
-            for p in group["params"]:
-                grad = p._grad  # .grad without the property's checks: p is a leaf
-                if grad is None:
-                    continue
-                state = self._init_state(p, group)
-                params.append(p)
-                grads.append(grad)
-                prevs.append(state["prev"])
-                step_sizes.append(state["step_size"])
-                steps.append(state["step"])
+            params, grads, prevs, step_sizes, steps = self._gather(
+                group, ("prev", "step_size", "step"), self._init_state, group)
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             rprop(params, grads, prevs, step_sizes, steps, step_size_min=step_size_min,
