@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip("ipywidgets", reason="the widgets need the `lab` extra (ipywidgets)")
 
 from nbgrad.viz.widgets.detach import FUNCTIONS, GRID, DetachExplorer  # noqa: E402
+from widget_layout import layout_problems  # noqa: E402
 
 
 def closed_form(name, xs, alpha):
@@ -52,37 +53,6 @@ def test_moving_x_moves_the_marker_and_the_reported_slope():
     assert marker.get_ydata()[0] == pytest.approx(np.sin(-2.0))
     tangent = widget.axes[0].lines[1].get_ydata()
     assert tangent[1] - tangent[0] == pytest.approx(np.sin(-2.0) * (GRID[1] - GRID[0]))
-
-
-def layout_problems(widget):
-    """What would make the widget hard to read: a control whose description may be cut
-    (its width not "initial"), an axes without labels, a legend over plotted points."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    found = [f"control {name}: description may be cut"
-             for name, control in widget.controls.items()
-             if type(control).__name__ != "Checkbox"
-             and control.style.description_width != "initial"]
-    canvas = FigureCanvasAgg(widget.figure)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    for i, ax in enumerate(widget.axes):
-        if not ax.get_xlabel() or not ax.get_ylabel():
-            found.append(f"axes {i}: an axis without a label")
-        legend = ax.get_legend()
-        if legend is None:
-            continue
-        box, area = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
-        for line in ax.lines:
-            xy = ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()])
-                                        .astype(float))
-            shown = ((xy[:, 0] >= area.x0) & (xy[:, 0] <= area.x1)
-                     & (xy[:, 1] >= area.y0) & (xy[:, 1] <= area.y1))  # not clipped away
-            covered = shown & (xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) \
-                & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)
-            if covered.any():
-                found.append(f"axes {i}: the legend covers {line.get_label()!r}")
-    return found
 
 
 @pytest.mark.parametrize("name", list(FUNCTIONS))

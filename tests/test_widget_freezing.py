@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip("ipywidgets", reason="the widgets need the `lab` extra (ipywidgets)")
 
 from nbgrad.viz.widgets.freezing import INITIAL, TARGET, FreezingExplorer  # noqa: E402
+from widget_layout import layout_problems  # noqa: E402
 
 NAMES = list(INITIAL)
 
@@ -84,37 +85,6 @@ def test_nothing_trainable_means_no_graph():
     widget.controls["b2"].value = True
     assert widget.data["error"] is None
     assert widget.data["norms"]["b2"] == pytest.approx(closed_form_norms(1.5)["b2"], rel=1e-12)
-
-
-def layout_problems(widget):
-    """What would make the widget hard to read: a control whose description may be cut
-    (its width not "initial"), an axes without labels, a legend over plotted points."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    found = [f"control {name}: description may be cut"
-             for name, control in widget.controls.items()
-             if type(control).__name__ != "Checkbox"
-             and control.style.description_width != "initial"]
-    canvas = FigureCanvasAgg(widget.figure)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    for i, ax in enumerate(widget.axes):
-        if not ax.get_xlabel() or not ax.get_ylabel():
-            found.append(f"axes {i}: an axis without a label")
-        legend = ax.get_legend()
-        if legend is None:
-            continue
-        box, area = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
-        for line in ax.lines:
-            xy = ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()])
-                                        .astype(float))
-            shown = ((xy[:, 0] >= area.x0) & (xy[:, 0] <= area.x1)
-                     & (xy[:, 1] >= area.y0) & (xy[:, 1] <= area.y1))  # not clipped away
-            covered = shown & (xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) \
-                & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)
-            if covered.any():
-                found.append(f"axes {i}: the legend covers {line.get_label()!r}")
-    return found
 
 
 def test_labels_whole_axes_labelled_legend_off_the_curves():

@@ -14,6 +14,7 @@ pytest.importorskip("ipywidgets", reason="the widgets need the `lab` extra (ipyw
 import nbgrad as ng  # noqa: E402
 from nbgrad import nn  # noqa: E402
 from nbgrad.viz.widgets.training import TrainingExplorer  # noqa: E402
+from widget_layout import layout_problems  # noqa: E402
 
 MOMENTUM = 0.9
 
@@ -141,37 +142,6 @@ def test_more_steps_lower_the_final_loss():
     assert long[-1] < 0.5 * short[-1]
     assert long[-1] < 0.2 and widget.data["accuracy"] > 0.9
     assert widget.data["losses"][-1] == long[-1]
-
-
-def layout_problems(widget):
-    """What would make the widget hard to read: a control whose description may be cut
-    (its width not "initial"), an axes without labels, a legend over plotted points."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    found = [f"control {name}: description may be cut"
-             for name, control in widget.controls.items()
-             if type(control).__name__ != "Checkbox"
-             and control.style.description_width != "initial"]
-    canvas = FigureCanvasAgg(widget.figure)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    for i, ax in enumerate(widget.axes):
-        if not ax.get_xlabel() or not ax.get_ylabel():
-            found.append(f"axes {i}: an axis without a label")
-        legend = ax.get_legend()
-        if legend is None:
-            continue
-        box, area = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
-        for line in ax.lines:
-            xy = ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()])
-                                        .astype(float))
-            shown = ((xy[:, 0] >= area.x0) & (xy[:, 0] <= area.x1)
-                     & (xy[:, 1] >= area.y0) & (xy[:, 1] <= area.y1))  # not clipped away
-            covered = shown & (xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) \
-                & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)
-            if covered.any():
-                found.append(f"axes {i}: the legend covers {line.get_label()!r}")
-    return found
 
 
 def test_labels_whole_axes_labelled_legends_off_the_curves():
