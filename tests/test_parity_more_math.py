@@ -13,38 +13,12 @@ import warnings
 
 import numpy as np
 import pytest
-from parity import check, check_error, outcome, torch
+from parity import check, check_error, same_outcome, torch, value_and_grads
 
 import nbgrad as ng
 from nbgrad.autograd import gradcheck
 
 NAN, INF = math.nan, math.inf
-
-
-def same_outcome(program, **tolerances):
-    """The same result under both libraries, or, where PyTorch raises, the same error."""
-    _, error = outcome(program, torch)
-    if error is None:
-        return check(program, **tolerances)
-    return check_error(program)
-
-
-def value_and_grads(program, *arrays, dtype="float64"):
-    """A program of leaves made from ``arrays``: its value and every leaf's gradient (of a
-    weighted sum, so that each element has its own), and the result's node name."""
-    def run(M):
-        leaves = [M.tensor(a, dtype=getattr(M, dtype), requires_grad=True) for a in arrays]
-        out = program(M, *leaves)
-        outs = out if isinstance(out, tuple) else (out,)
-        total = 0
-        for k, o in enumerate(outs):
-            if o.dtype.is_floating_point and o.requires_grad:
-                weights = np.linspace(0.5, 1.5, o.numel()).reshape(tuple(o.shape)) * (k + 1)
-                total = total + (o * M.tensor(weights, dtype=o.dtype)).sum()
-        total.backward()
-        return (*(o.detach() for o in outs), *(t.grad for t in leaves),
-                *(type(o.grad_fn).__name__ for o in outs if o.grad_fn is not None))
-    return run
 
 
 def invertible(rng, *shape):

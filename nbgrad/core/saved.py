@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 
-from .grad_mode import grad_mode
+from .grad_mode import set_grad_enabled
 from .node import _FREED, _SAVED_TYPES, SECOND_BACKWARD, Node, SavedOutput, SavedTensor
 
 # The names PyTorch gives an operation's tensor arguments, where they are not
@@ -306,12 +306,8 @@ class PackedSaved:
             self.accumulator = original._accumulator if original._grad_fn is None else None
         self.unpack_hook = unpack_hook
         version = tensor._version
-        enabled = grad_mode.enabled
-        grad_mode.enabled = False  # PyTorch packs under no_grad
-        try:
+        with set_grad_enabled(False):  # PyTorch packs under no_grad
             self.packed = pack_hook(tensor)
-        finally:
-            grad_mode.enabled = enabled
         if tensor._version != version:
             raise RuntimeError(PACK_INPLACE)
 
