@@ -153,3 +153,25 @@ def test_labels_whole_axes_labelled_legends_off_the_curves():
     assert [line.get_label() for line in widget.axes[2].lines] == [
         "layer 1 (2→h)", "layer 2 (h→h)", "layer 3 (h→2)"]
     assert widget.axes[1].get_legend() is not None
+
+
+def test_what_chapter_08_tells_the_reader_to_try_happens():
+    """Section 7's text: a small learning rate (0.003) creeps down to the straight-line
+    plateau (about 0.3); 3.0 diverges, its gradient norms jumping around instead of settling;
+    with width 2 the boundary can hardly bend (its loss stays near a straight boundary's)."""
+    widget = TrainingExplorer()
+    settled = np.ptp(np.log(plotted_grad_norms(widget)[-50:]), axis=0)
+
+    widget.controls["lr"].value = 0.003
+    creeping = plotted_losses(widget)
+    assert np.all(np.diff(creeping) < 0) and 0.3 < creeping[-1] < 0.35
+
+    widget.controls["lr"].value = 3.0
+    assert plotted_losses(widget).max() > 10 * plotted_losses(widget)[0]
+    jumping = np.ptp(np.log(plotted_grad_norms(widget)[-50:]), axis=0)
+    assert np.all(jumping > np.log(5)) and np.all(settled < np.log(2))
+
+    widget.controls["lr"].value = 0.3
+    wide = plotted_losses(widget)[-1]
+    widget.controls["hidden"].value = 2
+    assert plotted_losses(widget)[-1] > 0.25 > 2 * wide

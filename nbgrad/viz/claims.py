@@ -55,7 +55,7 @@ def claim(actual: Any, expected: Any, statement: str, *, rtol: float = 0.0,
     if not _holds(actual, expected, rtol, atol):
         raise ClaimFailed(f"{statement}\n  expected: {_shown(expected)}\n  got:      "
                           f"{_shown(actual)}")
-    print(f"✓ {statement}")
+    print(f"✓ {statement}\n", end="")  # one write: a notebook keeps it as one output
 
 
 def _holds(actual: Any, expected: Any, rtol: float, atol: float) -> bool:
