@@ -107,3 +107,22 @@ def test_slider_labels_are_not_cut():
     widget = VanishingGradients()
     for control in widget.controls.values():
         assert control.style.description_width == "initial"  # the whole description shows
+
+
+def test_what_chapter_03_tells_the_reader_to_try_happens():
+    """The chapter's text: sigmoid shrinks the gradient at any scale; tanh past scale 1 grows
+    its factor more slowly than the scale (saturation shrinks |f'|); relu's factor is about
+    s/sqrt(2), so 1.4 keeps the norm flat, 1.0 shrinks it and 2.0 makes it explode."""
+    widget = VanishingGradients(depth=20)
+
+    def factor(activation, scale):  # one layer's factor, the geometric mean over the chain
+        widget.controls["activation"].value = activation
+        widget.controls["scale"].value = scale
+        norms = widget.data["h_grad_norms"]
+        return (norms[0] / norms[-1]) ** (1 / (len(norms) - 1))
+
+    assert factor("sigmoid", 1.0) < factor("sigmoid", 3.0) < 1
+    slopes = [factor("tanh", s) / s for s in (1.0, 1.5, 3.0)]
+    assert slopes[0] > slopes[1] > slopes[2]
+    for scale in (1.0, 1.4, 2.0):
+        assert factor("relu", scale) == pytest.approx(scale / np.sqrt(2), rel=0.1)
