@@ -1,18 +1,20 @@
-"""Every chapter's "What you meet in practice" runs on PyTorch and shows the same outputs.
+"""Every chapter's "What you meet in practice" stands on its own, and shows the same on PyTorch.
 
 That section of each chapter starts with a switch, ``torch = importlib.import_module(
 os.environ.get("NBGRAD_COURSE_LIBRARY", "nbgrad"))``, and its code cells (tagged
-``torch-parity``) use only the switched library's public API. Here each chapter is executed
-with ``NBGRAD_COURSE_LIBRARY=torch``, and every tagged cell's outputs must equal the
-committed ones, which nbgrad produced: what a learner sees in those cells is PyTorch's
-behaviour. Addresses (``0x...``), the library's own name and PyTorch's ``torch::autograd::``
-before the names of its C++ nodes (README: where nbgrad differs) are the only differences
-allowed; an error must be of the same type with the same first line (nbgrad may add a hint
-line).
+``torch-parity``) use only the switched library's public API. Here those cells run alone, in
+a fresh kernel after the chapter's import lines, once with ``NBGRAD_COURSE_LIBRARY=nbgrad``
+and once with ``torch``, and every tagged cell's outputs must equal the committed ones,
+which the whole chapter produced on nbgrad: the section depends on nothing an earlier
+section left behind, and what a learner sees there is PyTorch's behaviour. Addresses
+(``0x...``), the library's own name and PyTorch's ``torch::autograd::`` before the names of
+its C++ nodes (README: where nbgrad differs) are the only differences allowed; an error must
+be of the same type with the same first line (nbgrad may add a hint line).
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
@@ -76,28 +78,76 @@ def test_the_practice_section_starts_with_the_library_switch(chapter):
             f"{chapter.name} cell {i} uses nbgrad itself, not the switched library:\n{source}")
 
 
+def prelude(notebook: dict) -> str:
+    """The notebook's import lines and display settings (magics such as ``%xmode``, the
+    warnings' format), in order, from the code cells before the switch: all that a practice
+    section may take from the rest of its chapter."""
+    lines = []
+    for cell in notebook["cells"][:tagged(notebook)[0]]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        lines += [line for line in source.splitlines() if line.startswith("%")]
+        python = "\n".join("" if line.startswith(("%", "!")) else line
+                           for line in source.splitlines())
+        for statement in ast.parse(python).body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)) or (
+                    isinstance(statement, ast.Assign)
+                    and ast.unparse(statement.targets[0]) == "warnings.formatwarning"):
+                lines.append(ast.get_source_segment(python, statement))
+    return "\n".join(lines)
+
+
+def practice_section(notebook: dict) -> tuple[dict, list[int]]:
+    """A notebook of the prelude and the practice section's cells alone, and where each of
+    those cells is in the chapter."""
+    cells = tagged(notebook)
+    alone = copy.deepcopy(notebook)
+    first = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+             "source": prelude(notebook)}
+    alone["cells"] = [first] + [copy.deepcopy(notebook["cells"][i]) for i in cells]
+    for i, cell in enumerate(alone["cells"]):
+        cell["id"] = f"cell-{i}"
+    return alone, cells
+
+
+@pytest.mark.parametrize("line, kept", [
+    ("import numpy as np", True), ("from nbgrad.viz import claim, show_source", True),
+    ("%xmode Minimal", True), ("warnings.formatwarning = lambda *a: ''", True),
+    ("x = ng.tensor(1.0)", False), ("dW1 = np.ones(3)", False)])
+def test_the_prelude_keeps_only_imports_and_display_settings(line, kept):
+    notebook = {"cells": [{"cell_type": "code", "source": line, "metadata": {}},
+                          {"cell_type": "code", "source": SWITCH, "metadata": {"tags": [TAG]}}]}
+    assert (prelude(notebook) == line) is kept
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("library", ["nbgrad", "torch"])
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_the_practice_section_shows_the_same_on_pytorch(chapter, monkeypatch):
-    pytest.importorskip("torch", reason="torch is not installed: the chapters run on nbgrad only")
+def test_the_practice_section_stands_alone(chapter, library, monkeypatch):
+    """The section's cells, run in a fresh kernel after the chapter's imports alone, show
+    their committed outputs: on nbgrad, nothing they show comes from an earlier section's
+    state (a name defined there, or a tensor a later cell forgot to recompute); on PyTorch,
+    what a learner sees there is PyTorch's behaviour."""
+    if library == "torch":
+        pytest.importorskip("torch", reason="torch is not installed: the chapters run on nbgrad only")
     nbformat = pytest.importorskip("nbformat", reason="needs nbformat (the [test] extra)")
     nbclient = pytest.importorskip("nbclient", reason="needs nbclient (the [test] extra)")
     committed = read(chapter)
-    cells = tagged(committed)
-    if not cells:
-        pytest.fail(f"{chapter.name}: no cell tagged {TAG!r}")
-    notebook = nbformat.reads(json.dumps(committed), as_version=4)
-    monkeypatch.setenv("NBGRAD_COURSE_LIBRARY", "torch")  # the kernel inherits it
-    # cells tagged raises-exception may raise; any other error fails the run
-    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+    alone, cells = practice_section(committed)
+    notebook = nbformat.reads(json.dumps(alone), as_version=4)
+    monkeypatch.setenv("NBGRAD_COURSE_LIBRARY", library)  # the kernel inherits it
+    # allow_errors: an error where the chapter shows none appears in the comparison below
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    on_torch = json.loads(nbformat.writes(notebook))
-    different = {i: {"nbgrad": shown(committed["cells"][i]), "torch": shown(on_torch["cells"][i])}
-                 for i in cells
-                 if shown(committed["cells"][i]) != shown(on_torch["cells"][i])}
+    ran = json.loads(nbformat.writes(notebook))["cells"][1:]
+    different = {i: {"chapter": shown(committed["cells"][i]), library: shown(cell)}
+                 for i, cell in zip(cells, ran)
+                 if shown(committed["cells"][i]) != shown(cell)}
     assert not different, (
-        f"{chapter.name}: cells whose outputs differ on PyTorch "
-        f"(cell index: what each library showed):\n{json.dumps(different, indent=1)}")
+        f"{chapter.name}: cells of the practice section that show something else when it runs "
+        f"alone on {library} (cell index in the chapter: what each showed):\n"
+        f"{json.dumps(different, indent=1, ensure_ascii=False)}")
 
 
 def test_shown_normalises_only_addresses_and_the_library_name():
