@@ -9,6 +9,8 @@ counters and views, ``c06_nondifferentiable`` subgradients and ``Function``,
 
 Import the stage you want, for example ``import buildgrad.c08_training as bg`` for the
 whole package. This file imports no chapter, so that importing ``buildgrad.c03_hooks``
-gives exactly the package as chapter 03 leaves it. This folder is the reference build;
-``python -m buildgrad.workspace`` makes a learner's own copy to write.
+gives exactly the package as chapter 03 leaves it. This folder is the reference build: its
+chapter modules are generated from the package cells of ``solutions/`` by
+``tools/make_exercises.py``. ``python -m buildgrad.workspace`` makes a learner's own copy to
+write.
 """

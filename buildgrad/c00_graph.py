@@ -1,3 +1,4 @@
+# Generated from solutions/00_dynamic_graphs.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 00: the graph is recorded while the program runs.
 
 A ``Tensor`` holds a NumPy array. Every operation computes its result with NumPy and, when

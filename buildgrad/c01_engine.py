@@ -1,3 +1,4 @@
+# Generated from solutions/01_chain_rule.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 01: the engine applies the chain rule along the recorded graph.
 
 Backward starts at the output with gradient 1 and visits every node after all the nodes

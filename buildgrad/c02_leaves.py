@@ -1,3 +1,4 @@
+# Generated from solutions/02_requires_grad.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 02: requires_grad, leaves and grad mode.
 
 A tensor you create is a *leaf*; a result of a recorded operation is not. Only a leaf's

@@ -1,3 +1,4 @@
+# Generated from solutions/03_retain_grad.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 03: hooks, and retain_grad built on them.
 
 Backward computes the gradient of every intermediate tensor and drops it once it has been
@@ -12,6 +13,7 @@ import warnings
 import weakref
 
 from buildgrad.c02_leaves import *  # noqa: F403  (chapter 03 continues chapter 02)
+
 
 NON_LEAF_GRAD = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "

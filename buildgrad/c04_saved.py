@@ -1,3 +1,4 @@
+# Generated from solutions/04_retain_graph.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 04: saved tensors, freed by backward unless ``retain_graph=True``.
 
 A node keeps what its backward needs: the *saved tensors*. The engine frees them as soon

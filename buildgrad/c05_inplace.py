@@ -1,3 +1,4 @@
+# Generated from solutions/05_inplace.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 05: in-place operations, version counters and views.
 
 Every tensor carries a *version counter*, bumped by each in-place change; a view shares

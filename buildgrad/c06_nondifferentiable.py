@@ -1,3 +1,4 @@
+# Generated from solutions/06_non_differentiable.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 06: operations without a useful derivative, and ``Function`` for your own.
 
 ``argmax`` returns integers: no graph. ``sign``, ``round``, ``floor`` and ``ceil`` are

@@ -1,3 +1,4 @@
+# Generated from solutions/07_detach.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 07: ``detach()`` and ``.data``.
 
 Both give a tensor over the same memory that requires no grad and has no history.

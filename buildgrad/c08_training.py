@@ -1,3 +1,4 @@
+# Generated from solutions/08_training.ipynb by tools/make_exercises.py: edit the notebook, not this file.
 """Chapter 08: parameters, modules, a loss and an optimizer: enough to train a network.
 
 A ``Parameter`` is a leaf that requires grad. A ``Module`` finds the parameters and

@@ -41,9 +41,9 @@ def test_there_are_exercises():
     assert SOLUTIONS, "solutions/ holds no NN_*.ipynb"
 
 
-def test_exercises_are_generated_from_the_solutions():
+def test_exercises_and_the_reference_package_are_generated_from_the_solutions():
     assert _tool("make_exercises").main(["--check"]) == 0, (
-        "exercises/ is out of date: run `python tools/make_exercises.py`")
+        "exercises/ or buildgrad/ is out of date: run `python tools/make_exercises.py`")
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
