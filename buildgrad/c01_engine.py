@@ -9,7 +9,6 @@ nodes of its inputs). No recursion, so graphs of any depth work.
 """
 
 import heapq
-import itertools
 import numpy as np
 
 from buildgrad.c00_graph import *  # noqa: F403  (chapter 01 continues chapter 00)
@@ -52,22 +51,26 @@ def count_dependencies(root):
 def run_backward(root, grad):
     """Send ``grad`` (the gradient of the output of ``root``) through the graph."""
     dependencies = count_dependencies(root)
-    in_flight = {root: grad}            # gradients summed so far, per node
-    tie_breaker = itertools.count()
-    ready = [(-root.sequence_nr, next(tie_breaker), root)]
+    in_flight = {root: grad}                  # gradients summed so far, per node
+    ready = [(-root.sequence_nr, root)]       # sequence numbers never tie: nodes are not compared
     while ready:
-        _, _, node = heapq.heappop(ready)
-        grads = node(in_flight.pop(node))
+        _, node = heapq.heappop(ready)
+        node_grad = in_flight.pop(node, None)
+        if node_grad is None:                 # only None reached it: nothing to pass on
+            grads = (None,) * len(node.next_functions)
+        else:
+            grads = node(node_grad)
         for (next_node, _), next_grad in zip(node.next_functions, grads):
-            if next_node is None or next_grad is None:  # no gradient wanted, or none given
+            if next_node is None:             # an input that needs no gradient
                 continue
-            if next_node in in_flight:
-                in_flight[next_node] = in_flight[next_node] + next_grad  # paths add up
-            else:
-                in_flight[next_node] = next_grad
+            if next_grad is not None:         # None delivers nothing, but the edge is done
+                if next_node in in_flight:
+                    in_flight[next_node] = in_flight[next_node] + next_grad  # paths add up
+                else:
+                    in_flight[next_node] = next_grad
             dependencies[next_node] -= 1
-            if dependencies[next_node] == 0:   # every path into it is done
-                heapq.heappush(ready, (-next_node.sequence_nr, next(tie_breaker), next_node))
+            if dependencies[next_node] == 0:  # every edge into it has delivered
+                heapq.heappush(ready, (-next_node.sequence_nr, next_node))
 
 
 @extend(Tensor)

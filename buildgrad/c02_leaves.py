@@ -29,7 +29,7 @@ def requires_grad(self, value):
         raise RuntimeError(ONLY_LEAVES if value else ONLY_LEAVES + USE_DETACH)
     if value and self.dtype.kind != "f":
         raise RuntimeError(ONLY_FLOAT.replace("Only", "only"))
-    self._requires_grad = bool(value)
+    self._requires_grad = value
 
 
 Tensor.requires_grad = requires_grad  # chapter 00's getter, with the leaf rules as setter

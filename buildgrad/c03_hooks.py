@@ -74,7 +74,7 @@ def retains_grad(self):
 @extend(Tensor)
 @property
 def grad(self):
-    if not self.is_leaf and not self.retains_grad:
+    if not self.is_leaf and not self.retains_grad and self._grad is None:
         warnings.warn(NON_LEAF_GRAD, UserWarning, stacklevel=2)
     return self._grad
 

@@ -46,9 +46,9 @@ _unpack_without_check = SavedTensor.unpack
 @extend(SavedTensor)
 def __init__(self, tensor, node):
     _save_without_version(self, tensor, node)
+    # the tensor's own counter: for an output, self.tensor is a new tensor with another one
     self.version_counter, self.saved_version = tensor._version_counter, tensor._version
     self.output_of = short_name(node) if self.is_output else None
-    self.tensor._version_counter = tensor._version_counter  # the output's new tensor too
 
 
 @extend(SavedTensor)
@@ -156,8 +156,10 @@ VIEW_OF_LEAF_IN_PLACE = (
 
 
 class CopySlices(Node):
-    """An in-place change through a view, recorded on the base: the gradient of the region
-    the view shows goes through the operation's node, the rest passes unchanged."""
+    """An in-place change through a view, recorded on the base. Its edges: the base's edge
+    before the change, then the edges of ``op_node``'s other inputs. Backward: the
+    gradient of the base's elements the view shows (``positions``) goes through
+    ``op_node``, the rest passes unchanged."""
 
     def backward(self, grad):
         grad_base = np.array(grad)         # a copy, so that the region can be replaced
@@ -178,20 +180,19 @@ def in_place(op, self, other):
     """``self = op(self, other)`` written into ``self``'s memory: the version goes up and the
     change is recorded as ``op``'s node, on ``self`` (or, for a view, on its base)."""
     check_in_place(self)
-    before = Tensor(self.array.copy())  # self's old value, with self's place in the graph
-    before.grad_fn, before._requires_grad = self.grad_fn, self._requires_grad
-    result = op(before, as_tensor(other, before))
-    self.array[...] = result.array
+    before = Tensor(self.array.copy())  # the old values, where self stood in the graph
+    before.grad_fn = self.grad_fn
+    result = op(before, other)
+    self.array[...] = result.array      # self's memory: its base and views see it
     self._version_counter.version += 1
-    if result.grad_fn is None:
-        return self
-    if self._base is None:
-        self.grad_fn = result.grad_fn  # the tensor's history now ends with the change
-        return self
-    base = self._base  # a view: the change is recorded on its base, and the view's
-    copy = CopySlices((gradient_edge(base),) + result.grad_fn.next_functions[1:])
-    copy.op_node, copy.positions = result.grad_fn, positions_in_base(self)
-    base.grad_fn = copy  # grad_fn is made again from the new base when next asked for
+    if result.grad_fn is not None:
+        if self._base is None:
+            self.grad_fn = result.grad_fn  # the tensor's history now ends with the change
+        else:
+            base = self._base
+            copy = CopySlices((gradient_edge(base),) + result.grad_fn.next_functions[1:])
+            copy.op_node, copy.positions = result.grad_fn, positions_in_base(self)
+            base.grad_fn = copy
     return self
 
 
@@ -201,6 +202,7 @@ class CopyBackwards(Node):
 
 
 def copy_values(before, value):
+    value = as_tensor(value, before)
     out = Tensor(np.broadcast_to(value.array, before.shape).astype(before.dtype))
     return record(CopyBackwards, out, (before, value), value_shape=value.shape)
 

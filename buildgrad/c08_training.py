@@ -29,14 +29,24 @@ class Module:
     def __setattr__(self, name, value):
         if isinstance(value, Parameter):
             self._parameters[name] = value
+        elif name in self._parameters:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
+                                f"'{name}' (Parameter or None expected)")
+            self._parameters[name] = None
         elif isinstance(value, Module):
             self._modules[name] = value
         object.__setattr__(self, name, value)
 
     def parameters(self):
-        yield from self._parameters.values()
-        for module in self._modules.values():
-            yield from module.parameters()
+        seen, stack = set(), [self]
+        while stack:
+            module = stack.pop()
+            for p in module._parameters.values():
+                if p is not None and id(p) not in seen:
+                    seen.add(id(p))
+                    yield p
+            stack.extend(reversed(module._modules.values()))
 
     def zero_grad(self):
         for p in self.parameters():
@@ -136,9 +146,9 @@ class SGD:
                     continue
                 g = p.grad.array
                 if self.momentum:
-                    b = self.buffers.get(id(p))
+                    b = self.buffers.get(p)
                     b = g.copy() if b is None else self.momentum * b + g
-                    self.buffers[id(p)] = b
+                    self.buffers[p] = b
                     g = b
                 p.sub_(Tensor(self.lr * g))
 

@@ -63,19 +63,24 @@ class _YourChapters(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(name, _NotebookLoader(notebook), origin=str(notebook))
 
 
+def your_notebook(number, folder="."):
+    """Your finished notebook for chapter ``number`` in ``folder`` (the first in name order),
+    or None: then the reference module stands in for it."""
+    candidates = sorted(pathlib.Path(folder).glob(f"{number:02d}_*.ipynb"))
+    return next((path for path in candidates if finished(path)), None)
+
+
 def use_my_work(chapter, folder="."):
     """Chapters before ``chapter``: your finished notebooks in ``folder``, else the reference.
 
     Call it before importing any chapter. Prints which build each earlier chapter uses.
     """
-    folder = pathlib.Path(folder)
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _YourChapters)]
     for name in CHAPTERS:
         sys.modules.pop(f"buildgrad.{name}", None)  # a rerun loads the builds afresh
     notebooks, lines = {}, []
     for number, name in enumerate(CHAPTERS[:chapter]):
-        candidates = sorted(folder.glob(f"{number:02d}_*.ipynb"))
-        mine = next((path for path in candidates if finished(path)), None)
+        mine = your_notebook(number, folder)
         if mine is not None:
             notebooks[f"buildgrad.{name}"] = mine
         lines.append(f"chapter {number:02d}: " + (f"yours ({mine.name})" if mine else "the reference"))

@@ -7,10 +7,13 @@ leaf's ``AccumulateGrad`` is named after the leaf, so that "the same accumulator
 used twice" is part of the comparison.
 """
 
+import gc
+import weakref
+
 import numpy as np
 import nbgrad as ng
 
-from buildgrad.checks import close, expect, finite_difference, task_checks
+from buildgrad.checks import close, expect, fail, finite_difference, task_checks
 
 SHAPES = ((3,), (2, 3), (3,))  # a, b, x: b broadcasts against a and x
 
@@ -88,6 +91,17 @@ def gradient_edge(ns):
     expect(edge(result) == (result.grad_fn, 0),
            "A result (a tensor with a grad_fn) sends its gradient to its grad_fn, output 0",
            f"({result.grad_fn!r}, 0)", repr(edge(result)))
+    lone = ns["tensor"]([1.0], requires_grad=True)
+    accumulator = weakref.ref(edge(lone)[0])
+    gc.collect()
+    expect(accumulator() is None,
+           "The leaf keeps its AccumulateGrad alive: keep only a weak reference on the tensor "
+           "(tensor._accumulator = weakref.ref(accumulator)), since the accumulator holds the leaf",
+           "the accumulator freed once nothing else uses it", "still alive")
+    again = edge(lone)
+    expect(isinstance(again[0], AccumulateGrad) and again[0].variable is lone,
+           "Once a leaf's accumulator is gone (its weak reference returns None), the leaf's next "
+           "edge needs a new AccumulateGrad", "(<AccumulateGrad>, 0)", repr(again))
 
 
 def record(ns):
@@ -104,9 +118,14 @@ def record(ns):
     expect(got is out, "record must return the output tensor it was given (`return out`)",
            "the same tensor", repr(got))
     node = out.grad_fn
+    expect(node is not None, "Nothing recorded although a and b require grad: an operation is "
+           "recorded when ANY of its inputs requires grad (here x does not)",
+           "a ProbeBackward0 as out.grad_fn", "grad_fn None")
     expect(isinstance(node, ProbeBackward0), "record makes a node of node_class and sets it as "
            "out.grad_fn", "a ProbeBackward0", repr(node))
     edges = node.next_functions
+    expect(not isinstance(edges, list), "next_functions is a tuple, as in PyTorch, not a list",
+           "a tuple of 3 edges", repr(edges))
     expect(isinstance(edges, tuple) and len(edges) == 3,
            "next_functions is a tuple with one edge per input, in the inputs' order",
            "3 edges", repr(edges))
@@ -115,8 +134,13 @@ def record(ns):
            "Each edge is gradient_edge(input): a's accumulator, (None, 0) for x, b's accumulator",
            "((<AccumulateGrad a>, 0), (None, 0), (<AccumulateGrad b>, 0))", repr(edges))
     saved = node.saved
+    expect(len(saved) > 0, "Forgot to save `saved` on the node? backward reads node.saved",
+           "(a, b)", repr(saved))
+    expect(not (len(saved) == 1 and isinstance(saved[0], tuple)),
+           "Saved the tuple `saved` as one item: Node.save takes the tensors one by one "
+           "(node.saved must be (a, b), not ((a, b),))", "(a, b)", repr(saved))
     expect(len(saved) == 2 and saved[0] is a and saved[1] is b,
-           "Forgot node.save(*saved)? backward reads node.saved", "(a, b)", repr(saved))
+           "node.saved must be the tensors of `saved`, in their order", "(a, b)", repr(saved))
     expect(getattr(node, "exponent", None) == 3,
            "The keyword fields must become attributes of the node (node.exponent == 3)",
            3, repr(getattr(node, "exponent", None)))
@@ -144,8 +168,39 @@ def record(ns):
     ], "Your graph differs from nbgrad's: compare the node names and where each edge leads")
 
 
+def _sum_to(array, shape):
+    """``array`` summed over the axes that broadcasting added to ``shape``."""
+    array = np.asarray(array)
+    array = array.sum(axis=tuple(range(array.ndim - len(shape)))) if array.ndim > len(shape) else array
+    return array.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True)
+
+
 def mul(ns):
     tensor, MulBackward0 = ns["tensor"], ns["MulBackward0"]
+    a = tensor([1.0, -2.0], requires_grad=True)
+    try:
+        with_numbers = [a * 2, 3 * a, a * 2.5]
+    except (AttributeError, TypeError) as error:
+        fail("A Python number as an operand (a * 2, 3 * a) must first become a tensor "
+             "(as_tensor)", "a tensor", f"{type(error).__name__}: {error}")
+    expect(all(t.dtype == np.float32 for t in with_numbers),
+           "A Python number takes the tensor's dtype, as in PyTorch (float32 * 2 stays float32): "
+           "as_tensor(number, like=the other operand)", "float32",
+           ", ".join(str(t.dtype) for t in with_numbers))
+    b, x = tensor([3.0, 4.0], requires_grad=True), tensor([5.0, 6.0])
+    node = (a * b).grad_fn
+    expect(node is not None, "a * b recorded nothing (grad_fn None): mul must hand its result "
+           "to record, with MulBackward0", "a MulBackward0", "None")
+    expect(isinstance(node, MulBackward0), "a * b must record a MulBackward0",
+           "MulBackward0", repr(node))
+    saved = node.saved
+    expect(len(saved) == 2 and saved[0] is a and saved[1] is b,
+           "MulBackward0 saves both input tensors, in order: its backward needs each to compute "
+           "the other's gradient", "(a, b)", repr(saved))
+    edges = (a * x).grad_fn.next_functions
+    expect(edges[1] == (None, 0) and getattr(edges[0][0], "variable", None) is a,
+           "The edges follow the operands' order: a * x leads first to a's accumulator, then "
+           "nowhere for x", "((<AccumulateGrad a>, 0), (None, 0))", repr(edges))
     _compare_graphs(ns, [
         ("a * b", lambda a, b, x: a * b),
         ("a * x", lambda a, b, x: a * x),
@@ -153,25 +208,33 @@ def mul(ns):
         ("3 * a * 2", lambda a, b, x: 3 * a * 2),
         ("x * x (nothing requires grad)", lambda a, b, x: x * x),
         ("(a * b).sum() * (a * x).exp()", lambda a, b, x: (a * b).sum() * (a * x).exp()),
-    ], "Your mul records a different graph from nbgrad's (call record with MulBackward0 and "
-       "both inputs, as tensors: as_tensor turns a number into one)")
+    ], "Your mul records a different graph from nbgrad's (record a MulBackward0 with both "
+       "operands as inputs)")
     for seed in range(3):
-        a_value, b_value, _ = _inputs(seed)
+        a_value, b_value, _ = _inputs(seed)  # (3,) and (2, 3): a is broadcast
         weights = np.random.default_rng(10 + seed).normal(size=(2, 3))  # loss = sum(w * out)
         a, b = tensor(a_value, requires_grad=True), tensor(b_value, requires_grad=True)
-        node = (a * b).grad_fn
-        expect(isinstance(node, MulBackward0), "a * b must record a MulBackward0",
-               "MulBackward0", repr(node))
-        grads = node.backward(weights)
+        grads = (a * b).grad_fn.backward(weights)
         expect(isinstance(grads, tuple) and len(grads) == 2,
                "MulBackward0.backward returns one gradient per input, as a tuple",
                "(grad_a, grad_b)", repr(grads))
-        loss = lambda a_, b_: float(np.sum(weights * a_ * b_))
-        want_a = finite_difference(lambda v: loss(v, b_value), a_value)
-        want_b = finite_difference(lambda v: loss(a_value, v), b_value)
-        close(grads[0], want_a, "d(a*b)/da is grad * b, summed back to a's shape with sum_to "
-              "(a was broadcast from (3,) to (2, 3))", rtol=1e-5, atol=1e-6)
-        close(grads[1], want_b, "d(a*b)/db is grad * a (the OTHER input), in b's shape",
+        grad_a, grad_b = np.asarray(grads[0]), np.asarray(grads[1])
+        want_a = finite_difference(lambda v: float(np.sum(weights * v * b_value)), a_value)
+        want_b = finite_difference(lambda v: float(np.sum(weights * a_value * v)), b_value)
+        if grad_a.shape == a.shape and not np.allclose(grad_a, want_a, rtol=1e-5, atol=1e-6):
+            expect(not np.allclose(grad_a, _sum_to(weights * a_value, a.shape), rtol=1e-5),
+                   "d(a*b)/da is grad * b: multiply by the OTHER input, not by a itself",
+                   np.array2string(want_a, precision=6), np.array2string(grad_a, precision=6))
+            expect(not np.allclose(grad_a, _sum_to(np.ones((2, 3)) * b_value, a.shape), rtol=1e-5),
+                   "Forgot the incoming gradient? backward(grad) gets dL/d(out) and returns "
+                   "grad times the local derivative (the chain rule)",
+                   np.array2string(want_a, precision=6), np.array2string(grad_a, precision=6))
+        expect(grad_a.shape == a.shape and grad_b.shape == b.shape,
+               "Each gradient has its input's shape: a (3,) was broadcast to (2, 3), so its "
+               "gradient is summed back to (3,) (sum_to)",
+               f"{a.shape} and {b.shape}", f"{grad_a.shape} and {grad_b.shape}")
+        close(grad_a, want_a, "d(a*b)/da is grad * b, summed back to a's shape", rtol=1e-5, atol=1e-6)
+        close(grad_b, want_b, "d(a*b)/db is grad * a (the OTHER input), in b's shape",
               rtol=1e-5, atol=1e-6)
         one = (a * a).grad_fn.backward(weights[0])
         close(np.asarray(one[0]) + np.asarray(one[1]), 2 * weights[0] * a_value,

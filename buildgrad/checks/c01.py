@@ -72,7 +72,10 @@ def accumulate_grad(ns):
     leaf = ns["tensor"]([1.0, 2.0, 3.0], requires_grad=True)  # float32
     node = ns["AccumulateGrad"](leaf)
     first, second = rng.normal(size=3), rng.normal(size=3)    # float64
-    node.backward(first)
+    returned = node.backward(first)
+    expect(isinstance(returned, tuple) and len(returned) == 0,
+           "AccumulateGrad.backward returns one gradient per input, as a tuple: a leaf has no "
+           "inputs, so the empty tuple ()", "()", repr(returned))
     got = leaf.grad
     expect(isinstance(got, ns["Tensor"]),
            "AccumulateGrad.backward must set leaf.grad to a Tensor (wrap the array: Tensor(...))",
@@ -121,8 +124,9 @@ def count_dependencies(ns):
                "leading into it", "a dict", type(got).__name__)
         expect(None not in got, "Skip the edges whose node is None (inputs that need no gradient)",
                "no None key", "None counted")
-        expect(got.get(root, 0) == 0, "No edge leads into the root: it must not be counted",
-               0, got.get(root))
+        expect(root not in got, "The root is not a key of the dict: no edge leads into it "
+               "(every count in the dict is at least 1)", "no key for the root",
+               f"{root.name()}: {got.get(root)}")
         nodes = _nodes(root)
         expected = {node: 0 for node in nodes}
         for node in nodes:
@@ -144,22 +148,72 @@ def count_dependencies(ns):
     expect(into_w == 10_000,
            "The 10 000-deep chain h = h * w has 10 000 edges into w's AccumulateGrad",
            10_000, into_w)
-    counted = len([node for node in got if got[node]])
-    expect(counted == 10_001,
-           "Below the root of the 10 000-deep chain: 9 999 MulBackward0 nodes and 2 accumulators",
-           10_001, counted)
+    expect(len(got) == 10_001,
+           "Below the root of the 10 000-deep chain: 9 999 MulBackward0 nodes and 2 accumulators, "
+           "each a key of the dict", 10_001, len(got))
+
+
+def _engine(action):
+    """Run ``action`` (a backward), naming the engine mistakes that raise."""
+    try:
+        action()
+    except RecursionError:
+        fail("A recursive engine dies on a deep graph: loop over a heap (or list) of ready nodes",
+             "a 10 000-deep backward", "RecursionError")
+    except TypeError as error:
+        if "'<' not supported" not in str(error):
+            raise
+        fail("heapq compared two nodes, which cannot be compared: push a key that orders them "
+             "(-sequence_nr, which never ties) together with the node, (key, node)",
+             "a heap of (key, node)", f"TypeError: {error}")
+
+
+def _none_gradients(ns):
+    """Two graphs in which a node gives no gradient (None) to an input, as a Function may."""
+    tensor = ns["tensor"]
+    hint = ("A None gradient delivers nothing, but its edge has delivered: lower the count all "
+            "the same (PyTorch does), or a node that other edges reach never runs")
+    a = tensor(2.0, dtype=np.float64, requires_grad=True)
+    b = tensor(3.0, dtype=np.float64, requires_grad=True)
+    p = a * b
+    inner = p.grad_fn.backward
+    p.grad_fn.backward = lambda grad: (inner(grad)[0], None)   # no gradient for b along p
+    try:
+        (p + b * 5.0).backward()
+    except Exception as error:
+        fail(hint, "a.grad = 3, b.grad = 5", f"{type(error).__name__}: {error}")
+    for name, leaf, want in (("a", a, 3.0), ("b", b, 5.0)):
+        expect(leaf.grad is not None, hint, f"{name}.grad = {want}", f"{name}.grad = None")
+        close(leaf.grad.numpy(), want, hint + f" ({name}.grad)")
+    hint = ("A node that only None reached has no gradient: do not call it, but give None to "
+            "each of its inputs in turn (their counts go down; nothing is added)")
+    a = tensor(2.0, dtype=np.float64, requires_grad=True)
+    b = tensor(3.0, dtype=np.float64, requires_grad=True)
+    p = (a * 2.0) * b
+    inner = p.grad_fn.backward
+    p.grad_fn.backward = lambda grad: (None, inner(grad)[1])   # nothing reaches a * 2.0
+    try:
+        (p + a).backward()
+    except Exception as error:
+        fail(hint, "a.grad = 1, b.grad = 4", f"{type(error).__name__}: {error}")
+    for name, leaf, want in (("a", a, 1.0), ("b", b, 4.0)):
+        expect(leaf.grad is not None, hint, f"{name}.grad = {want}", f"{name}.grad = None")
+        close(leaf.grad.numpy(), want, hint + f" ({name}.grad)")
 
 
 def run_backward(ns):
+    x, w, h = _deep_chain(ns)
+    _engine(h.backward)
     for seed in range(6):
         leaves, out = _yours(ns, seed)
-        calls = {}
+        calls, order = {}, []
         for node in _nodes(out.grad_fn):
             def counted(grad, node=node, inner=node.backward):
                 calls[node] = calls.get(node, 0) + 1
+                order.append(node)
                 return inner(grad)
             node.backward = counted
-        out.sum().backward()
+        _engine(out.sum().backward)
         twice = [node.name() for node, n in calls.items() if n > 1]
         expect(not twice, "Run a node once, when its dependency count reaches 0 (every path into "
                "it has delivered); until then, add what arrives into its buffer",
@@ -167,11 +221,18 @@ def run_backward(ns):
         _compare(leaves, _nbgrad_grads(seed),
                  f"Random graph {seed}: your gradients differ from nbgrad's autograd. Gradients "
                  "that reach a node along several paths must be ADDED before the node runs")
+        numbers = [node.sequence_nr for node in order]
+        expect(numbers == sorted(numbers, reverse=True),
+               "Ready nodes run newest first, the largest sequence_nr first (PyTorch's order): "
+               "heapq pops the SMALLEST item, so key the heap on -sequence_nr",
+               "decreasing sequence numbers", numbers)
+    close([x.grad.item(), w.grad.item()], [1.0, 10_000.0],
+          "A 10 000-deep chain h = h * w: dh/dx = 1 and dh/dw = 10 000 (one path per factor)")
     rng = np.random.default_rng(7)
     for seed in range(6, 9):
         leaves, out = _yours(ns, seed)
         gradient = rng.normal(size=out.shape)
-        ns["run_backward"](out.grad_fn, gradient)
+        _engine(lambda: ns["run_backward"](out.grad_fn, gradient))
         _compare(leaves, _nbgrad_grads(seed, gradient),
                  f"run_backward(root, grad) starts from grad, the gradient of root's output "
                  f"(graph {seed}, a non-scalar output)")
@@ -181,21 +242,38 @@ def run_backward(ns):
     a = np.array([0.5, -1.0, 2.0])
     close(x.grad.numpy(), np.cos(a * a) * 2 * a + 3 + np.exp(a * a) * 2 * a,
           "Fan-out: x is used four times; its gradient is the SUM over the paths", rtol=1e-12)
-    x, w, h = _deep_chain(ns)
-    try:
-        h.backward()
-    except RecursionError:
-        fail("A recursive engine dies on a deep graph: loop over a heap (or list) of ready nodes",
-             "a 10 000-deep backward", "RecursionError")
-    close([x.grad.item(), w.grad.item()], [1.0, 10_000.0],
-          "A 10 000-deep chain h = h * w: dh/dx = 1 and dh/dw = 10 000 (one path per factor)")
+    _none_gradients(ns)
+    # Tensor.backward, the entry point
     vector = ns["tensor"]([1.0, 2.0], requires_grad=True) * 2.0
     raises(lambda: vector.backward(), RuntimeError, "grad can be implicitly created only for scalar outputs",
            "backward() with no gradient starts from 1 only for a scalar (one element) output; "
            "for any other raise PyTorch's RuntimeError")
+    x = ns["tensor"]([0.5, -1.0, 2.0], dtype=np.float64, requires_grad=True)
+    v = ns["tensor"]([1.0, 0.5, -1.0], dtype=np.float64)
+    hint = ("backward(gradient) gets a Tensor, as in PyTorch; the engine and the nodes work on "
+            "NumPy arrays: hand the engine the Tensor's array")
+    try:
+        (x * x).backward(v)
+    except Exception as error:
+        fail(hint, "x.grad = v * 2x", f"{type(error).__name__}: {error}")
+    got = x.grad
+    expect(isinstance(got, ns["Tensor"]) and isinstance(got.array, np.ndarray)
+           and got.array.dtype == np.float64, hint, "x.grad a float64 Tensor",
+           f"{type(got).__name__} over {type(getattr(got, 'array', None)).__name__}")
+    close(got.numpy(), [1.0, -1.0, -4.0], hint)
     s = ns["tensor"]([2.0], requires_grad=True)
     (s * s).backward()   # one element: allowed, gradient 1 of the output's shape
     close(s.grad.numpy(), [4.0], "A one-element output starts from gradient 1, shaped like it")
+    leaf = ns["tensor"]([2.0], requires_grad=True)
+    hint = ("leaf.backward() starts at the leaf's own AccumulateGrad (where its gradient goes: "
+            "gradient_edge), not at its grad_fn, which a leaf does not have")
+    try:
+        leaf.backward()
+    except Exception as error:
+        fail(hint, "leaf.grad = [1.]", f"{type(error).__name__}: {error}")
+    expect(leaf.grad is not None, hint, "leaf.grad = [1.]", "None")
+    close(leaf.grad.numpy(), [1.0], "backward() with no gradient starts from 1 shaped like the "
+          "output (a one-element leaf gets .grad of shape (1,), not a 0-d array)")
 
 
 CHECKS = task_checks(globals(), [accumulate_grad, count_dependencies, run_backward])

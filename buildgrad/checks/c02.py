@@ -5,7 +5,7 @@ import numpy as np
 
 import nbgrad as ng
 
-from buildgrad.checks import close, expect, fail, nbgrad_says, raises, task_checks
+from buildgrad.checks import CheckFailed, close, expect, fail, nbgrad_says, raises, task_checks
 
 
 def _restore_grad_mode(ns):
@@ -13,6 +13,33 @@ def _restore_grad_mode(ns):
     mode = ns.get("GradMode")
     if mode is not None and hasattr(mode, "enabled"):
         mode.enabled = True
+
+
+def _error(action):
+    """The error ``action()`` raises, or None (a stub's or a check's own failure goes on)."""
+    try:
+        action()
+    except (NotImplementedError, CheckFailed):
+        raise
+    except Exception as raised:
+        return raised
+    return None
+
+
+def _said(error):
+    return "no error" if error is None else f"{type(error).__name__}: {error}"
+
+
+# Task 1
+
+def _refused(action, expected, hint, message_hint):
+    """``action()`` must raise RuntimeError saying exactly ``expected``: ``hint`` when it
+    raises nothing (or another error), ``message_hint`` when the message differs."""
+    error = _error(action)
+    if not isinstance(error, RuntimeError):
+        fail(hint, f"RuntimeError: {expected}", _said(error))
+    expect(str(error).split("\n")[0] == expected, message_hint,
+           f"RuntimeError: {expected}", _said(error))
 
 
 def requires_grad_setter(ns):
@@ -24,11 +51,13 @@ def requires_grad_setter(ns):
         for dtype in (np.float32, np.float64):
             mine, theirs = tensor(data.astype(dtype)), ng.tensor(data.astype(dtype))
             for value in (True, False, True):
-                mine.requires_grad = value
+                hint = (f"A float leaf's flag is yours to set ({np.dtype(dtype).name}): after "
+                        f"`t.requires_grad = {value}` it reads {value}.")
+                error = _error(lambda: setattr(mine, "requires_grad", value))
+                if error is not None:
+                    fail(hint, "no error", _said(error))
                 theirs.requires_grad = value
-                expect(mine.requires_grad == theirs.requires_grad and mine.is_leaf,
-                       f"A float leaf's flag is yours to set: after `t.requires_grad = {value}` "
-                       f"it reads {value} (store it, as a bool, in `_requires_grad`).",
+                expect(mine.requires_grad == theirs.requires_grad and mine.is_leaf, hint,
                        f"requires_grad={theirs.requires_grad}, is_leaf=True",
                        f"requires_grad={mine.requires_grad}, is_leaf={mine.is_leaf}")
 
@@ -36,83 +65,147 @@ def requires_grad_setter(ns):
         x, x_ng = tensor(data, requires_grad=True), ng.tensor(data, requires_grad=True)
         y, y_ng = x * 2.0, x_ng * 2.0
         for value in (False, True):
-            phrase = nbgrad_says(lambda: setattr(y_ng, "requires_grad", value))
-            raises(lambda: setattr(y, "requires_grad", value), RuntimeError, phrase,
-                   f"Setting `requires_grad = {value}` on a computed tensor (it has a grad_fn) "
-                   "must raise before changing anything: only leaves' flags can change"
-                   + (" (and say to use .detach())." if not value else "."))
+            expected = nbgrad_says(lambda: setattr(y_ng, "requires_grad", value))
+            _refused(lambda: setattr(y, "requires_grad", value), expected,
+                     f"Setting `requires_grad = {value}` on a computed tensor (it has a grad_fn) "
+                     "must raise RuntimeError, whatever the value: only a leaf's flag can change.",
+                     "For `requires_grad = False` on a result PyTorch adds the remedy: "
+                     "ONLY_LEAVES + USE_DETACH." if not value else
+                     "For `requires_grad = True` on a result the message is ONLY_LEAVES alone: "
+                     "the .detach() remedy is for False only.")
             expect(y.requires_grad and y.grad_fn is not None,
                    "A refused change must leave the result as it was.",
                    "requires_grad=True with its grad_fn", f"requires_grad={y.requires_grad}")
 
         # integers and booleans: False is fine, True is refused
         for data_int in (rng.integers(-5, 5, size=3), np.array([True, False])):
-            mine, theirs = tensor(data_int), ng.tensor(data_int)
-            mine.requires_grad = False
-            expect(mine.requires_grad is False or mine.requires_grad == 0,
-                   "`requires_grad = False` is allowed for any dtype.", "False", mine.requires_grad)
-            phrase = nbgrad_says(lambda: setattr(theirs, "requires_grad", True))
-            raises(lambda: setattr(mine, "requires_grad", True), RuntimeError, phrase,
-                   f"A {data_int.dtype} leaf cannot require grad: check `self.dtype.kind` "
-                   "(only 'f', floating point, may), after the leaf rule.")
-            expect(not mine.requires_grad, "A refused change must leave the flag False.",
-                   "False", mine.requires_grad)
+            theirs = ng.tensor(data_int)
+            made = []
+            error = _error(lambda: made.append(tensor(data_int)))  # __init__ sets False
+            if error is None:
+                mine = made[0]
+                error = _error(lambda: setattr(mine, "requires_grad", False))
+            expect(error is None and not mine.requires_grad,
+                   f"`requires_grad = False` is allowed for any dtype ({data_int.dtype} here): "
+                   "only True is refused for a tensor that is not floating point.",
+                   "no error, requires_grad=False",
+                   _said(error) if error else f"requires_grad={mine.requires_grad}")
+            expected = nbgrad_says(lambda: setattr(theirs, "requires_grad", True))
+            _refused(lambda: setattr(mine, "requires_grad", True), expected,
+                     f"A {data_int.dtype} leaf cannot require grad: only a floating-point dtype "
+                     "(dtype.kind 'f') may; refuse True for every other kind, integer and bool.",
+                     "The setter's message is ONLY_FLOAT with a lower-case first letter, "
+                     "'only Tensors ...' (the factory tensor(...) writes 'Only').")
+            expect(not mine.requires_grad,
+                   "A refused change must leave the flag as it was: check the rules before "
+                   "storing anything.", "requires_grad=False", f"requires_grad={mine.requires_grad}")
 
 
-def _modes(is_grad_enabled, set_grad_enabled, no_grad, enable_grad):
-    """is_grad_enabled() at each step of a fixed sequence of nested blocks."""
-    seen = [is_grad_enabled()]
-    with no_grad():
-        seen.append(is_grad_enabled())
-        with set_grad_enabled(True):
-            seen.append(is_grad_enabled())
-            with no_grad():
-                seen.append(is_grad_enabled())
-            seen.append(is_grad_enabled())
-        seen.append(is_grad_enabled())
-        with enable_grad():
-            seen.append(is_grad_enabled())
-        seen.append(is_grad_enabled())
-    seen.append(is_grad_enabled())
-    with set_grad_enabled(False):
-        seen.append(is_grad_enabled())
-        with set_grad_enabled(False):
-            seen.append(is_grad_enabled())
-        seen.append(is_grad_enabled())
-    seen.append(is_grad_enabled())
-    return [bool(mode) for mode in seen]
+# Task 2
+
+def _modes(M):
+    """(step, the block's own mode, is_grad_enabled()) at each step of nested blocks."""
+    steps = [("at the start", None, bool(M.is_grad_enabled()))]
+    no_grad = (M.no_grad, "no_grad()", False)
+    on = (lambda: M.set_grad_enabled(True), "set_grad_enabled(True)", True)
+    off = (lambda: M.set_grad_enabled(False), "set_grad_enabled(False)", False)
+    enable = (M.enable_grad, "enable_grad()", True)
+
+    def block(kind, inner=(), where=""):
+        make, name, mode = kind
+        with make():
+            steps.append((f"entering {name}{where}", mode, bool(M.is_grad_enabled())))
+            for inner_kind, inner_inner in inner:
+                block(inner_kind, inner_inner, f" inside {name}{where}")
+        steps.append((f"leaving {name}{where}", mode, bool(M.is_grad_enabled())))
+
+    block(no_grad, [(no_grad, []), (on, [(no_grad, [])]), (enable, [])])
+    block(off, [(off, []), (enable, [(off, [])])])
+    block(enable, [(on, [])])
+    return steps
+
+
+def _blocks(ns):
+    names = ("set_grad_enabled(True)", "set_grad_enabled(False)", "no_grad()", "enable_grad()")
+    makers = (lambda: ns["set_grad_enabled"](True), lambda: ns["set_grad_enabled"](False),
+              ns["no_grad"], ns["enable_grad"])
+    for name, make in zip(names, makers):
+        try:
+            made = make()
+        finally:
+            _restore_grad_mode(ns)
+        expect(not isinstance(made, type) and hasattr(made, "__enter__") and hasattr(made, "__exit__"),
+               f"{name} must give a block for `with` (an object with __enter__ and __exit__, "
+               "as set_grad_enabled(mode) is), not switch the mode itself.",
+               "a context manager", repr(made))
 
 
 def grad_mode(ns):
     """``set_grad_enabled(mode)`` and ``no_grad()`` switch recording for a block and restore it."""
-    names = ("is_grad_enabled", "set_grad_enabled", "no_grad", "enable_grad")
+    _blocks(ns)
+    M = type("Mine", (), {name: staticmethod(ns[name]) for name in
+                          ("is_grad_enabled", "set_grad_enabled", "no_grad", "enable_grad")})
+    mine = []
     try:
-        mine = _modes(*(ns[name] for name in names))
+        error = _error(lambda: mine.extend(_modes(M)))
     finally:
         _restore_grad_mode(ns)
     ng.set_grad_enabled(True)
-    theirs = _modes(*(getattr(ng, name) for name in names))
-    expect(mine == theirs,
-           "Each block sets the mode on entry and puts back the mode it found (not always "
-           "True) on exit: remember the previous mode in __enter__.",
-           theirs, mine)
-    try:
+    theirs = _modes(ng)
+    if error is not None:
+        fail("Nested blocks must run without an error: each block remembers the mode it found "
+             "on entering, and puts it back on leaving.", "no error", _said(error))
+    for (step, mode, want), (_, _, got) in zip(theirs, mine):
+        if got == want:
+            continue
+        if step.startswith("entering"):
+            hint = ("On entering, a block sets grad mode to its own mode: set_grad_enabled(mode) "
+                    "to mode, no_grad() to False, enable_grad() to True.")
+        elif got != mode:
+            hint = ("On leaving, a block puts back the mode it found on entering, whatever its own "
+                    "mode: not True, not the opposite of its mode.")
+        else:
+            hint = ("On leaving, a block puts back the mode IT found on entering: each block "
+                    "remembers its own (on self), before it sets its mode.")
+        fail(f"{hint} ({step})", f"is_grad_enabled() is {want}", f"is_grad_enabled() is {got}")
+
+    def raise_inside():
         with ns["no_grad"]():
             raise ValueError("raised inside the block")
-    except ValueError:
-        pass
-    after = bool(ns["is_grad_enabled"]())
-    _restore_grad_mode(ns)
-    expect(after, "An error inside `with no_grad():` must still restore the mode: do it in __exit__.",
+
+    try:
+        error = _error(raise_inside)
+        after = bool(ns["is_grad_enabled"]())
+    finally:
+        _restore_grad_mode(ns)
+    expect(isinstance(error, ValueError),
+           "An error inside `with no_grad():` must reach the caller: __exit__ must not return "
+           "True (that swallows the error).", "ValueError: raised inside the block", _said(error))
+    expect(after, "An error inside `with no_grad():` must still restore the mode: __exit__ puts "
+           "it back however the block ended.",
            "is_grad_enabled() is True after the block", f"is_grad_enabled() is {after}")
+
+
+# Task 3
+
+PROGRAMS = {"x * x + x": lambda t: t * t + t, "(x ** 3).mean()": lambda t: (t ** 3).mean(),
+            "x.exp().sum()": lambda t: t.exp().sum()}
+
+
+def _in_block(block, no_grad, enable_grad, program, t):
+    if block == "outside any block":
+        return program(t)
+    with no_grad():
+        if block == "under no_grad":
+            return program(t)
+        with enable_grad():
+            return program(t)
 
 
 def record_in_grad_mode(ns):
     """Under ``no_grad()`` operations record nothing: results are leaves that do not require grad."""
     tensor, no_grad, enable_grad = ns["tensor"], ns["no_grad"], ns["enable_grad"]
     rng = np.random.default_rng(22)
-    hint = ("`record` must return `out` untouched while grad mode is off (no node, no grad_fn) "
-            "and record as before while it is on.")
 
     def flags(t):
         return (bool(t.requires_grad), bool(t.is_leaf), t.grad_fn is None)
@@ -121,24 +214,36 @@ def record_in_grad_mode(ns):
         for trial in range(3):
             data = rng.uniform(0.5, 2.0, size=(2, 3))
             x, x_ng = tensor(data, requires_grad=True), ng.tensor(data, requires_grad=True)
-            programs = {"x * 2": lambda m, t: t * 2.0, "x.exp().sum()": lambda m, t: t.exp().sum(),
-                        "x * x + x": lambda m, t: t * t + t}
-            for name, program in programs.items():
-                for block in ("outside", "no_grad", "no_grad, then enable_grad"):
-                    def run(m, t, no_grad_, enable_grad_):
-                        if block == "outside":
-                            return program(m, t)
-                        with no_grad_():
-                            if block == "no_grad":
-                                return program(m, t)
-                            with enable_grad_():
-                                return program(m, t)
-                    out = run(ns, x, no_grad, enable_grad)
-                    out_ng = run(ng, x_ng, ng.no_grad, ng.enable_grad)
-                    expect(flags(out) == flags(out_ng), hint + f" ({name}, {block})",
+            for name, program in PROGRAMS.items():
+                for block in ("outside any block", "under no_grad", "in enable_grad inside no_grad"):
+                    made = []
+                    error = _error(lambda: made.append(
+                        _in_block(block, no_grad, enable_grad, program, x)))
+                    out = made[0] if made else None
+                    out_ng = _in_block(block, ng.no_grad, ng.enable_grad, program, x_ng)
+                    if out is None:
+                        fail(f"`record` returns the result in either mode: with grad mode off, "
+                             f"`out` itself, unrecorded ({name}, {block}).", "a tensor",
+                             _said(error) if error else None)
+                    hint = ("While grad mode is off, `record` returns `out` unrecorded (no node, "
+                            "no grad_fn), whatever its inputs." if block == "under no_grad" else
+                            "While grad mode is on, `record` records as chapter 00's did.")
+                    expect(flags(out) == flags(out_ng), f"{hint} ({name}, {block})",
                            "(requires_grad, is_leaf, grad_fn is None) = %s" % (flags(out_ng),),
                            "(requires_grad, is_leaf, grad_fn is None) = %s" % (flags(out),))
-                    close(out.array, out_ng.detach().numpy(), "The values must not depend on grad mode.")
+                    close(out.array, out_ng.detach().numpy(),
+                          f"The values must not depend on grad mode ({name}, {block}).")
+                    if block == "under no_grad":
+                        continue
+                    # recorded: backward needs what the node saved and its fields
+                    x.grad, x_ng.grad = None, None
+                    error = _error(lambda: out.sum().backward())
+                    out_ng.sum().backward()
+                    hint = ("In grad mode, pass every argument on to chapter 00's record: the node "
+                            f"needs its saved tensors and fields for backward ({name}, {block}).")
+                    if error is not None or x.grad is None:
+                        fail(hint, np.array2string(x_ng.grad.numpy(), precision=6), _said(error))
+                    close(x.grad.array, x_ng.grad.numpy(), hint)
 
             # no_grad stops recording, it does not change flags: a new leaf still requires grad
             with no_grad():
@@ -148,6 +253,7 @@ def record_in_grad_mode(ns):
                    "requires_grad=True still requires grad.", "True", made.requires_grad)
 
             # a value computed under no_grad is a constant for backward
+            x.grad, x_ng.grad = None, None
             with no_grad():
                 constant = x * x
             (x * constant).sum().backward()
@@ -159,6 +265,8 @@ def record_in_grad_mode(ns):
     finally:
         _restore_grad_mode(ns)
 
+
+# Task 4
 
 def backward_needs_grad(ns):
     """``backward()`` refuses a tensor that does not require grad (no graph to run)."""
@@ -180,21 +288,35 @@ def backward_needs_grad(ns):
         raises(lambda: loss.backward(), RuntimeError, phrase, hint + " (computed under no_grad)")
         expect(x.grad is None, "A refused backward must not touch any .grad.", None, x.grad)
 
-        # with a graph, backward works as in chapter 01; a leaf that requires grad has one too
+        # with a graph, backward works as in chapter 01, `gradient` included
         x_ng = ng.tensor(data, requires_grad=True)
-        (x * x).sum().backward()
+        error = _error(lambda: (x * x).sum().backward())
         (x_ng * x_ng).sum().backward()
-        if x.grad is None:
-            fail("backward must still run the engine when the tensor requires grad.",
-                 np.array2string(x_ng.grad.numpy()), None)
-        close(x.grad.array, x_ng.grad.numpy(), "backward must still run the engine when the "
-              "tensor requires grad: call the earlier backward after the check.")
+        run_hint = ("backward must still run the engine when the tensor requires grad: call the "
+                    "earlier backward after the check.")
+        if error is not None or x.grad is None:
+            fail(run_hint, np.array2string(x_ng.grad.numpy()), _said(error))
+        close(x.grad.array, x_ng.grad.numpy(), run_hint)
+
+        weights = rng.normal(size=3)
+        x, x_ng = tensor(data, requires_grad=True), ng.tensor(data, requires_grad=True)
+        error = _error(lambda: (x * 3.0).backward(tensor(weights)))
+        (x_ng * 3.0).backward(ng.tensor(weights))
+        gradient_hint = ("Pass `gradient` on to chapter 01's backward: y.backward(gradient) of a "
+                         "non-scalar y starts from that gradient.")
+        if error is not None or x.grad is None:
+            fail(gradient_hint, np.array2string(x_ng.grad.numpy()), _said(error))
+        close(x.grad.array, x_ng.grad.numpy(), gradient_hint)
+
+        # a leaf that requires grad has no grad_fn, and may call backward() itself
         leaf, leaf_ng = tensor(float(data[0]), requires_grad=True), ng.tensor(float(data[0]), requires_grad=True)
-        leaf.backward()
+        error = _error(leaf.backward)
         leaf_ng.backward()
-        expect(leaf.grad is not None, "A scalar leaf that requires grad may call backward() "
-               "itself (its gradient is 1).", leaf_ng.grad, leaf.grad)
-        close(leaf.grad.array, leaf_ng.grad.numpy(), "A scalar leaf's own gradient is 1.")
+        leaf_hint = ("A scalar leaf that requires grad may call backward() itself (its gradient "
+                     "is 1): it has no grad_fn, so test requires_grad, not grad_fn.")
+        if error is not None or leaf.grad is None:
+            fail(leaf_hint, leaf_ng.grad, _said(error))
+        close(leaf.grad.array, leaf_ng.grad.numpy(), leaf_hint)
 
 
 CHECKS = task_checks(globals(), [requires_grad_setter, grad_mode, record_in_grad_mode, backward_needs_grad])

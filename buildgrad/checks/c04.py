@@ -40,60 +40,104 @@ def _grads(leaves):
     return [None if t.grad is None else np.asarray(t.grad.numpy()) for t in leaves]
 
 
+def _unpack_after_release(unpack, message):
+    """``unpack()`` of a released SavedTensor must raise PyTorch's RuntimeError."""
+    try:
+        unpack()
+    except RuntimeError as raised:
+        expect(message in str(raised), "unpack() after release() must raise RuntimeError with "
+               "PyTorch's message, SECOND_BACKWARD, not a message of your own",
+               f"RuntimeError: {message}...", f"RuntimeError: {raised}")
+        return
+    except AttributeError as raised:
+        fail("release() must set the reference to None, not delete the attribute: unpack() "
+             "then fails with an AttributeError instead of raising RuntimeError(SECOND_BACKWARD)",
+             "RuntimeError(SECOND_BACKWARD)", f"AttributeError: {raised}")
+    except Exception as raised:  # the wrong kind of error
+        fail("after release(), unpack() must raise RuntimeError(SECOND_BACKWARD): a freed saved "
+             "tensor cannot be read", "RuntimeError(SECOND_BACKWARD)",
+             f"{type(raised).__name__}: {raised}")
+    fail("after release(), unpack() must raise RuntimeError(SECOND_BACKWARD): a freed saved "
+         "tensor cannot be read (test whether the reference is None)",
+         "RuntimeError(SECOND_BACKWARD)", "no error")
+
+
 def saved_tensor(ns):
-    """Task 1: ``SavedTensor.unpack`` gives the tensor back, ``release`` lets it go, and
-    unpacking afterwards raises PyTorch's second-backward error."""
+    """Task 1: ``SavedTensor.unpack`` gives the tensor back, ``release`` lets it go (the
+    memory, not the tensor), and unpacking afterwards raises PyTorch's second-backward error."""
     SavedTensor, tensor = ns["SavedTensor"], ns["tensor"]
     message = _second_backward_message()
     rng = np.random.default_rng(4)
-    for _ in range(3):
-        a = tensor(rng.normal(size=3), requires_grad=True)
+    for round_ in range(3):
+        values = rng.normal(size=3)
+        a = tensor(values, requires_grad=True)
         y = a * 2.0
         saved = SavedTensor(a, y.grad_fn)
         expect(saved.unpack() is a, "unpack() must return the very tensor that was saved "
-               "(an input is kept as itself)", "the input tensor", saved.unpack())
+               "(an input is kept as itself), not a copy or its array", "the input tensor",
+               saved.unpack())
         expect(saved.unpack() is a, "unpack() may be called more than once before release()",
                "the input tensor again", saved.unpack())
         out = SavedTensor(y, y.grad_fn)  # an output: kept as a new tensor over its array
         close(out.unpack().numpy(), y.numpy(), "unpack() of a saved output must give "
               "its values (the array the output holds)")
         saved.release()
-        raises(saved.unpack, RuntimeError, message,
-               "after release(), unpack() must raise RuntimeError with PyTorch's message "
-               "(SECOND_BACKWARD): a freed saved tensor cannot be read")
+        intact = isinstance(a.array, np.ndarray) and np.array_equal(a.array, values.astype(a.array.dtype))
+        expect(intact, "release() must drop the SavedTensor's reference only, never change the "
+               "tensor itself: an input is the user's tensor (x), still in use",
+               np.array2string(values, precision=6), getattr(a, "array", None))
+        if round_ == 0:
+            # release must drop the reference, so that the memory can come back
+            b = tensor(rng.normal(size=1000))
+            alive = weakref.ref(b)
+            kept = SavedTensor(b, (tensor(1.0, requires_grad=True) * 1.0).grad_fn)
+            del b
+            gc.collect()
+            expect(alive() is not None, "a SavedTensor must hold its tensor until release()",
+                   "the tensor alive", "collected")
+            kept.release()
+            gc.collect()
+            expect(alive() is None, "release() must drop the SavedTensor's reference to the "
+                   "tensor (set it to None), not just mark it as freed: freeing is about memory",
+                   "the tensor collected after release()", "still alive")
+        _unpack_after_release(saved.unpack, message)
         raises(saved.unpack, RuntimeError, SECOND,
                "unpack() must keep raising after release(), every time")
-    # release must drop the reference, so that the memory can come back
-    b = tensor(rng.normal(size=1000))
-    alive = weakref.ref(b)
-    saved = SavedTensor(b, (tensor(1.0, requires_grad=True) * 1.0).grad_fn)
-    del b
-    gc.collect()
-    expect(alive() is not None, "a SavedTensor must hold its tensor until release()",
-           "the tensor alive", "collected")
-    saved.release()
-    gc.collect()
-    expect(alive() is None, "release() must drop the SavedTensor's reference to the tensor "
-           "(set it to None), not just mark it as freed: freeing is about memory",
-           "the tensor collected after release()", "still alive")
 
 
 def node_saved(ns):
-    """Task 2: ``Node.save`` wraps each tensor in a ``SavedTensor``, ``saved`` unpacks them
-    in order, ``release`` frees them all; a node that saved nothing keeps ``saved == ()``."""
-    tensor = ns["tensor"]
+    """Task 2: ``Node.save`` wraps each tensor in a ``SavedTensor`` for this node, ``saved``
+    unpacks them in order, ``release`` frees them all; a node that saved nothing keeps
+    ``saved == ()``."""
+    SavedTensor, tensor = ns["SavedTensor"], ns["tensor"]
     rng = np.random.default_rng(5)
     for _ in range(3):
         a = tensor(rng.normal(size=3), requires_grad=True)
         b = tensor(rng.normal(size=3), requires_grad=True)
         node = (a * b).grad_fn
+        kept = node.__dict__.get("_saved", ())
+        expect(isinstance(kept, tuple), "save() must keep a tuple in self._saved (a generator "
+               "is used up by its first reading; chapter 05 indexes the tuple)", "a tuple",
+               type(kept).__name__)
+        expect(len(kept) == 2 and all(isinstance(s, SavedTensor) for s in kept),
+               "save() must keep in self._saved one SavedTensor(t, self) per tensor it is given",
+               "(SavedTensor, SavedTensor)", kept)
         saved = node.saved
+        if isinstance(saved, (tuple, list)) and any(isinstance(s, SavedTensor) for s in saved):
+            fail("saved must unpack each SavedTensor (its unpack()), giving back the tensors",
+                 "(a, b)", saved)
         expect(isinstance(saved, tuple) and len(saved) == 2,
                "saved must be a tuple of the unpacked tensors, one per tensor given to save()",
                "a tuple of 2 tensors", saved)
-        expect(saved[0] is a and saved[1] is b,
-               "saved must give back the tensors in the order save() got them (a, b)",
-               "(a, b)", saved)
+        if saved[0] is b and saved[1] is a:
+            fail("saved must give back the tensors in the order save() got them (a, b)",
+                 "(a, b)", "(b, a)")
+        expect(saved[0] is a and saved[1] is b, "an input must come back as itself: make each "
+               "SavedTensor for the node that saves, SavedTensor(t, self) (for any other node "
+               "an input is taken for that node's output, and copied)", "(a, b)", saved)
+        again = node.saved
+        expect(isinstance(again, tuple) and len(again) == 2 and again[0] is a,
+               "saved must give the tensors every time it is read", "(a, b) again", again)
         out = a.exp()
         close(out.grad_fn.saved[0].numpy(), np.exp(a.numpy()),
               "exp saves its output: saved[0] must hold exp(a)")
@@ -102,9 +146,22 @@ def node_saved(ns):
                "array (holding the output itself would be a cycle output -> node -> output)",
                "a new tensor", "the output itself")
         node.release()
-        raises(lambda: node.saved, RuntimeError, SECOND,
-               "after release(), reading node.saved must raise the second-backward error "
-               "(saved unpacks every SavedTensor)")
+        try:
+            after = node.saved
+        except RuntimeError as raised:
+            expect(SECOND in str(raised), "after release(), reading node.saved must raise the "
+                   "second-backward error", SECOND, f"RuntimeError: {raised}")
+        except Exception as raised:
+            fail("release() must release each SavedTensor and keep the tuple of them: reading "
+                 "saved then raises PyTorch's RuntimeError", f"RuntimeError: {SECOND}",
+                 f"{type(raised).__name__}: {raised}")
+        else:
+            if isinstance(after, tuple) and len(after) == 0:
+                fail("release() must release each SavedTensor, not empty the tuple: a freed node "
+                     "must say so when read, not look like one that saved nothing",
+                     f"RuntimeError: {SECOND}", "saved == ()")
+            fail("after release(), reading node.saved must raise the second-backward error "
+                 "(saved unpacks every SavedTensor)", f"RuntimeError: {SECOND}", after)
         empty = (a + b).grad_fn  # saves no tensor
         expect(empty.saved == (), "a node that saved nothing must have saved == ()",
                "()", empty.saved)
@@ -133,9 +190,57 @@ def node_saved(ns):
               "equal nbgrad's (save must keep the tensors, saved return them in order)")
 
 
+def _first_backward(action, text):
+    """The first backward through a fresh graph: it must run."""
+    try:
+        action()
+    except RuntimeError as raised:
+        if SECOND not in str(raised):
+            raise
+        fail(f"{text}: the first backward raised the second-backward error: release a node "
+             "after it has run, not before (its own backward reads what it saved)",
+             "no error", f"RuntimeError: {raised}")
+    except TypeError as raised:
+        if "NoneType" not in str(raised):
+            raise
+        fail(f"{text}: Node.__call__ must return the gradients the node computed (the engine "
+             "sends them on along next_functions)", "a tuple of gradients",
+             f"TypeError: {raised}")
+
+
+def _nested(ns, rng, inner_fails):
+    """backward(retain_graph=True) of y, during which a hook on m runs a backward of another
+    graph (which raises when ``inner_fails``): y's graph must be kept all the same."""
+    tensor = ns["tensor"]
+    x = tensor(rng.normal(size=3), requires_grad=True)
+    m = x * x
+    y = (m.exp() * m).sum()
+    other = (x * 2.0).sum()
+    if inner_fails:
+        other.backward()  # the nested backward will find this graph freed, and raise
+
+    def hook(grad):
+        try:
+            other.backward()  # a nested backward, without retain_graph
+        except RuntimeError:
+            pass
+
+    m.register_hook(hook)
+    y.backward(retain_graph=True)
+    try:
+        y.backward()
+    except RuntimeError as raised:
+        fail("a backward started inside another one (here by a hook) has its own retain_graph: "
+             "when it ends, the outer one's must hold again. Put back the value "
+             "GraphTask.retain_graph had before the call (not False)" + (
+                 ", even when the nested backward raises (in a finally)" if inner_fails else ""),
+             "y's graph kept by y.backward(retain_graph=True)", f"RuntimeError: {raised}")
+
+
 def backward_options(ns):
     """Task 3: the engine frees each node after running it unless ``retain_graph=True``;
-    ``backward(gradient=g)`` starts from ``g`` and checks its shape."""
+    ``backward(gradient=g)`` starts from ``g`` and checks its shape; the option holds for
+    one call, however it ends, and a nested backward does not change the outer one's."""
     tensor = ns["tensor"]
     message = _second_backward_message()
     rng = np.random.default_rng(6)
@@ -144,7 +249,7 @@ def backward_options(ns):
         x, w = _leaves(tensor, arrays)
         X, W = _leaves(_ng_tensor, arrays)
         y, Y = program(x, w).sum(), program(X, W).sum()
-        y.backward()
+        _first_backward(y.backward, f"sum({text})")
         Y.backward()
         raises(y.backward, RuntimeError, message,
                f"sum({text}): a second backward() must raise PyTorch's error: release() "
@@ -166,12 +271,18 @@ def backward_options(ns):
                 close(mine, ref, f"sum({text}): after {call + 1} backward calls {name}.grad "
                       "must equal nbgrad's: each call adds into .grad")
         raises(y.backward, RuntimeError, SECOND,
-               f"sum({text}): the last backward (without retain_graph) must free the graph")
+               f"sum({text}): retain_graph=True must hold for that backward call only: the "
+               "last backward, without it, must free the graph")
         # gradient=: the vector-Jacobian product, for a non-scalar output
         x, w = _leaves(tensor, arrays)
         X, W = _leaves(_ng_tensor, arrays)
         v = rng.normal(size=4)
-        program(x, w).backward(gradient=tensor(v))
+        try:
+            program(x, w).backward(gradient=tensor(v))
+        except RuntimeError as error:
+            fail(f"{text}: backward(gradient=v) must start from v (hand it on to the earlier "
+                 "backward)", "x.grad and w.grad: the vector-Jacobian product",
+                 f"RuntimeError: {error}")
         program(X, W).backward(gradient=_ng_tensor(v))
         for mine, ref, name in zip(_grads([x, w]), _grads([X, W]), "xw"):
             close(mine, ref, f"{text}: backward(gradient=v) must start from v (the "
@@ -215,22 +326,30 @@ def backward_options(ns):
     other = (x * w).sum()
     other.backward()
     raises(other.backward, RuntimeError, SECOND,
-           "retain_graph=True must hold for that backward call only: put the old value of "
-           "GraphTask.retain_graph back when backward ends (try/finally)")
+           "retain_graph=True must hold for that backward call only: a later backward() "
+           "without it must free its graph")
     kept.backward()
     raises(kept.backward, RuntimeError, SECOND,
            "backward() without retain_graph must free a graph kept by an earlier call")
-    # an error inside backward must not leave retain_graph set
+    # ... however the call ends: a backward that raises leaves the option as it found it
+    GraphTask = ns["GraphTask"]
     x = tensor(rng.normal(size=3), requires_grad=True)
-    bad = (x * x).sum()
+    m = x * x
+
+    def refuse(grad):
+        raise ValueError("a hook that fails")
+
+    m.register_hook(refuse)
     try:
-        bad.backward(tensor(np.ones(2)), retain_graph=True)
-    except RuntimeError:
+        m.sum().backward(retain_graph=True)
+    except ValueError:
         pass
-    y = (x * x).sum()
-    y.backward()
-    raises(y.backward, RuntimeError, SECOND,
-           "a backward that failed must not leave retain_graph on for the next one")
+    expect(GraphTask.retain_graph is False, "when backward ends, even by raising, "
+           "GraphTask.retain_graph must be back to the value it had before the call (put it "
+           "back in a finally)", "False (as before the call)", GraphTask.retain_graph)
+    # a nested backward (started by a hook) does not change the outer one's option
+    _nested(ns, rng, inner_fails=False)
+    _nested(ns, rng, inner_fails=True)
 
 
 CHECKS = task_checks(globals(), [saved_tensor, node_saved, backward_options])
