@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from buildgrad import checks, flatten, track
+from buildgrad.flatten.scopes import bound_names
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -169,7 +170,7 @@ def _top_level_definitions(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.append(node.name)
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom)):
-            names += sorted(flatten.bound_names(ast.Module([node], [])))
+            names += sorted(bound_names(ast.Module([node], [])))
     return names
 
 
