@@ -15,6 +15,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = (sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+             + sorted((ROOT / "notebooks" / "deeper").glob("*.ipynb"))
              + sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")))
 COMPARING_FUNCTIONS = {"array_equal", "allclose", "isclose", "equal", "array_equiv"}
 

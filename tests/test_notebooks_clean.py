@@ -7,7 +7,8 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-EXECUTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
+EXECUTED = [path for folder in ("notebooks", "notebooks/deeper", "solutions")
+            for path in sorted((ROOT / folder).glob("*.ipynb"))]
 ALL = EXECUTED + sorted((ROOT / "exercises").glob("*.ipynb"))
 MACHINE_PATHS = re.compile(r'(File \\"/|/root/|/home/|/tmp/|/work/|site-packages)')
 

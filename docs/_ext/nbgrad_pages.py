@@ -240,7 +240,8 @@ def notebook_links(app, doctree) -> None:
     ``docs/chapters`` and ``docs/exercise-notebooks`` are symlinks, and Sphinx resolves a
     relative link's path through them (``relfn2path`` calls ``Path.resolve``): the target
     comes out as ``<repo>/notebooks/05_inplace``, outside the source folder. This maps it
-    back to the page's name, and a JupyterLab-style anchor to myst's slug."""
+    back to the page's name (``chapters/deeper/05_...`` for a going-deeper page), and a
+    JupyterLab-style anchor to myst's slug."""
     linked = {"notebooks": "chapters", "exercises": "exercise-notebooks"}
     for node in doctree.findall(addnodes.pending_xref):
         if node.get("reftype") != "myst" or node.get("refdomain") != "doc":
@@ -252,8 +253,8 @@ def notebook_links(app, doctree) -> None:
             relative = target.relative_to(ROOT.resolve())
         except ValueError:
             continue
-        if len(relative.parts) == 2 and relative.parts[0] in linked:
-            node["reftarget"] = f"{linked[relative.parts[0]]}/{relative.parts[1]}"
+        if len(relative.parts) >= 2 and relative.parts[0] in linked:  # notebooks/deeper/ too
+            node["reftarget"] = "/".join((linked[relative.parts[0]], *relative.parts[1:]))
             if node.get("reftargetid"):
                 anchor = _slug(node["reftargetid"])
                 if anchor in heading_slugs(ROOT / relative.parent / f"{relative.name}.ipynb"):
