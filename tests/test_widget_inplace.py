@@ -1,111 +1,122 @@
-"""Chapter 05's widgets: in-place descent under no_grad, and a stale saved tensor."""
+"""Chapter 05's widget: an in-place write after the loss, and what the version check refuses."""
 
 import numpy as np
 import pytest
 
 pytest.importorskip("ipywidgets", reason="the widgets need the `lab` extra (ipywidgets)")
 
-from nbgrad.viz.widgets.inplace import (
-    DESCENT_FUNCTIONS,
-    STALE_FUNCTIONS,
-    InplaceDescent,
-    StaleGradient,
+from nbgrad.viz.widgets.inplace import (  # noqa: E402
+    CHANGED,
+    FUNCTIONS,
+    GRID,
+    VersionCheck,
+    finite_difference,
+    run,
 )
+from widget_layout import layout_problems  # noqa: E402
+
+REFUSAL = ("one of the variables needed for gradient computation has been modified by an "
+           "inplace operation")
 
 
-def reference_descent(name, w0, lr, steps):
-    """The same iteration in plain NumPy with the closed-form derivative."""
-    _, df = DESCENT_FUNCTIONS[name]
-    ws, grads = [w0], []
-    for _ in range(steps):
-        grads.append(df(ws[-1]))
-        ws.append(ws[-1] - lr * grads[-1])
-    return np.array(ws), np.array(grads)
+def right_lines(widget):
+    """The right panel's curves by label: the true gradient and backward's (or the one
+    backward would give without the check)."""
+    return {line.get_label(): line.get_ydata() for line in widget.axes[1].lines}
 
 
-def test_moving_the_learning_rate_changes_iterates_and_gradients():
-    widget = InplaceDescent(function="w⁴ - 3w² + w", lr=0.05, steps=10, w0=-0.2)
-    ws, grads = reference_descent("w⁴ - 3w² + w", -0.2, 0.05, 10)
-    np.testing.assert_allclose(widget.data["iterates"], ws, rtol=1e-12)
-    np.testing.assert_allclose(widget.data["grads"], grads, rtol=1e-12)
-    assert widget.data["grads"][0] == pytest.approx(4 * (-0.2) ** 3 - 6 * (-0.2) + 1)
-    before = widget.axes[1].lines[1].get_ydata().copy()
+def test_exp_saves_its_output_so_y_mul_k_is_refused_and_would_give_k_exp_x():
+    widget = VersionCheck(k=2.0, function="exp(a)", changed="y")
+    assert widget.data["error"].startswith(REFUSAL)
+    assert "is at version 1; expected version 0" in widget.data["error"]
+    assert widget.data["grad"] is None
+    assert run("exp(a)", "y", 2.0, checked=False)["version"] == 0  # written behind the counter
+    np.testing.assert_allclose(widget.data["true"], np.exp(GRID), rtol=1e-8)
+    np.testing.assert_allclose(widget.data["unchecked"], 2.0 * np.exp(GRID), rtol=1e-12)
+    np.testing.assert_allclose(widget.data["unchecked"], 2.0 * finite_difference("exp(a)"),
+                               rtol=1e-8)
+    lines = right_lines(widget)
+    before = lines["x.grad without the version check"].copy()
+    np.testing.assert_array_equal(before, widget.data["unchecked"])
+    np.testing.assert_array_equal(lines["true d loss/dx (finite differences)"],
+                                  widget.data["true"][::4])
+    assert widget.axes[1].get_title().endswith("y is at version 1; expected version 0")
+    left_before = widget.axes[0].lines[1].get_ydata().copy()
 
-    widget.controls["lr"].value = 0.02
+    widget.controls["k"].value = 0.5
 
-    ws, grads = reference_descent("w⁴ - 3w² + w", -0.2, 0.02, 10)
-    np.testing.assert_allclose(widget.data["iterates"], ws, rtol=1e-12)
-    plotted = widget.axes[1].lines[1].get_ydata()
-    np.testing.assert_allclose(plotted, grads, rtol=1e-12)
-    assert not np.allclose(before, plotted)
-
-
-def test_the_parameter_stays_one_leaf_and_its_version_counts_the_updates():
-    widget = InplaceDescent(steps=7)
-    assert widget.data["versions"] == list(range(8))
-    assert widget.data["is_leaf"] and widget.data["requires_grad"]
-    widget.controls["steps"].value = 3
-    assert widget.data["versions"] == [0, 1, 2, 3]
-    assert len(widget.axes[1].lines[1].get_ydata()) == 3
-
-
-@pytest.mark.parametrize("name", list(DESCENT_FUNCTIONS))
-def test_every_function_matches_the_closed_form(name):
-    widget = InplaceDescent(function=name, lr=0.1, steps=15, w0=1.5)
-    ws, grads = reference_descent(name, 1.5, 0.1, 15)
-    np.testing.assert_allclose(widget.data["iterates"], ws, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(widget.data["grads"], grads, rtol=1e-12, atol=1e-12)
+    plotted = right_lines(widget)["x.grad without the version check"]
+    np.testing.assert_allclose(plotted, 0.5 * np.exp(GRID), rtol=1e-12)
+    assert not np.allclose(plotted, before)
+    np.testing.assert_allclose(widget.axes[0].lines[1].get_ydata(), 0.5 * np.exp(GRID),
+                               rtol=1e-12)
+    assert not np.allclose(widget.axes[0].lines[1].get_ydata(), left_before)
+    np.testing.assert_array_equal(widget.axes[0].lines[0].get_ydata(), np.exp(GRID))
 
 
-def test_a_too_large_learning_rate_diverges_and_stops():
-    widget = InplaceDescent(function="w⁴ - 3w² + w", lr=0.3, steps=40, w0=-0.2)
-    assert widget.data["diverged"]
-    assert len(widget.data["grads"]) < 40
-    widget.controls["lr"].value = 0.05
-    assert not widget.data["diverged"]
-    assert widget.data["iterates"][-1] == pytest.approx(-1.3008, abs=1e-3)  # the left minimum
+def test_the_refusal_is_pytorchs_message():
+    torch = pytest.importorskip("torch")
+    ours = run("exp(a)", "y", 2.0)["error"]
+    x = torch.tensor(GRID, requires_grad=True)
+    y = (x * 1).exp()
+    loss = y.sum()
+    y.mul_(2.0)
+    with pytest.raises(RuntimeError) as theirs:
+        loss.backward()
+    first = str(theirs.value).split(" Hint:")[0]
+    assert ours.split(" Hint:")[0] == first.replace("torch.", "nbgrad.")
 
 
-@pytest.mark.parametrize("name", list(STALE_FUNCTIONS))
-def test_stale_gradient_uses_the_changed_value_silently(name):
-    _, df = STALE_FUNCTIONS[name]
-    widget = StaleGradient(function=name, delta=0.0)
-    grid = widget.data["grid"]
-    np.testing.assert_allclose(widget.data["stale"], df(grid), rtol=1e-12)
-    np.testing.assert_allclose(widget.data["true"], df(grid), rtol=1e-12)
-
-    widget.controls["delta"].value = 0.7
-
-    np.testing.assert_allclose(widget.data["true"], df(grid), rtol=1e-12)
-    np.testing.assert_allclose(widget.data["stale"], df(grid + 0.7), rtol=1e-12)
-    assert widget.data["version"] == 0  # the counter never saw the change
-    np.testing.assert_allclose(widget.axes[0].lines[1].get_ydata(), df(grid + 0.7), rtol=1e-12)
-    np.testing.assert_allclose(widget.axes[1].lines[1].get_ydata(),
-                               df(grid + 0.7) - df(grid), rtol=1e-9, atol=1e-12)
-
-
-def _legends_beside_the_data(widget):
-    """Every panel has labelled axes and a legend drawn outside the panel (so it covers no
-    curve); every slider label is shown at full width."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    canvas = FigureCanvasAgg(widget.figure)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    for ax in widget.axes:
-        assert ax.get_xlabel() and ax.get_ylabel()
-        legend = ax.get_legend()
-        assert legend is not None and legend.get_texts()
-        assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
-    for control in widget.controls.values():
-        assert control.style.description_width == "initial"
+@pytest.mark.parametrize("function", list(FUNCTIONS))
+@pytest.mark.parametrize("changed", CHANGED)
+def test_backward_refuses_exactly_when_the_changed_tensor_was_saved(function, changed):
+    _, df, saved = FUNCTIONS[function]
+    widget = VersionCheck(k=1.5, function=function, changed=changed)
+    assert widget.data["version"] == 1
+    np.testing.assert_allclose(widget.data["true"], df(GRID), rtol=1e-7, atol=1e-8)
+    if saved == changed:
+        assert widget.data["error"].startswith(REFUSAL)
+        assert "backward() refuses" in widget.axes[1].get_title()
+        # the wrong gradient: f' computed from the saved value, now 1.5 times it
+        wrong = {"exp(a)": 1.5 * np.exp(GRID), "sin(a)": np.cos(1.5 * GRID),
+                 "a * a": 2 * 1.5 * GRID}[function]
+        np.testing.assert_allclose(widget.data["unchecked"], wrong, rtol=1e-12)
+    else:
+        assert widget.data["error"] is None
+        assert widget.axes[1].get_title() == "backward() runs: x.grad is right"
+        np.testing.assert_allclose(widget.data["grad"], widget.data["true"], rtol=1e-7, atol=1e-8)
+        np.testing.assert_array_equal(right_lines(widget)["x.grad from backward()"],
+                                      widget.data["grad"])
+        np.testing.assert_array_equal(widget.data["unchecked"], widget.data["grad"])
 
 
-@pytest.mark.parametrize("make", [lambda: InplaceDescent(),
-                                  lambda: InplaceDescent(lr=0.3, steps=40),
-                                  lambda: StaleGradient(delta=-1.2)])
-def test_axes_labelled_legends_outside_the_panels_and_labels_not_cut(make):
-    widget = make()
-    _legends_beside_the_data(widget)
-    widget.controls[next(iter(widget.controls))].index = 0  # another function: still so
-    _legends_beside_the_data(widget)
+def test_what_chapter_05_suggests_happens():
+    """The chapter's suggestions: at k = 1 the values do not change, yet backward refuses
+    (the counter counts writes, not changes); with sin, changing y is fine and changing a
+    is refused (it would give cos(kx)); a + 1 saves nothing, so neither change is refused."""
+    widget = VersionCheck(k=1.0, function="exp(a)", changed="y")
+    np.testing.assert_array_equal(widget.data["after"], widget.data["before"])
+    assert widget.data["error"].startswith(REFUSAL)
+    np.testing.assert_allclose(widget.data["unchecked"], widget.data["true"], rtol=1e-8)
+
+    widget.controls["k"].value = 2.0
+    widget.controls["function"].value = "sin(a)"
+    assert widget.data["error"] is None
+    widget.controls["changed"].value = "a"
+    assert widget.data["error"].startswith(REFUSAL)
+    np.testing.assert_allclose(widget.data["unchecked"], np.cos(2.0 * GRID), rtol=1e-12)
+
+    widget.controls["function"].value = "a + 1"
+    for changed in CHANGED:
+        widget.controls["changed"].value = changed
+        assert widget.data["error"] is None
+
+
+@pytest.mark.parametrize("function", list(FUNCTIONS))
+def test_labels_whole_axes_labelled_legends_off_the_curves(function):
+    widget = VersionCheck(function=function)
+    for changed in CHANGED:
+        widget.controls["changed"].value = changed
+        for k in (0.0, 3.0):  # the smallest and the largest values plotted
+            widget.controls["k"].value = k
+            assert layout_problems(widget) == []
