@@ -1,16 +1,31 @@
-"""Chapter 08: a small network trained live on two moons, with the loss curve, the
-decision boundary and every layer's gradient norm over training.
+"""Chapter 08: what ``.grad`` keeps between training steps.
 
-The model is ``Linear(2, h) → Tanh → Linear(h, h) → Tanh → Linear(h, 2)``, trained full
-batch with ``F.cross_entropy`` and ``optim.SGD(momentum=0.9)``: the training loop of the
-chapter (``zero_grad``, forward, loss, ``backward``, ``step``). Everything is seeded, so a
-setting of the sliders always gives the same curves.
+``backward()`` adds into ``.grad``; only ``optimizer.zero_grad()`` clears it. The widget
+trains chapter 08's network (``Linear(2, 16) → Tanh → Linear(16, 16) → Tanh →
+Linear(16, 2)`` on two moons, ``cross_entropy``, ``SGD(lr=0.3, momentum=0.9)``, the weights
+of ``nbgrad.manual_seed(0)``) with ``zero_grad()`` called once every ``k`` backward calls,
+in one of three loops:
+
+* ``FORGOTTEN``: ``step()`` after every backward, so it reads the gradients of up to ``k``
+  steps piled up (a loop that forgot ``zero_grad()``, for ``k > 1``);
+* ``MEAN``: gradient accumulation done right: the 200 points in ``k`` equal micro-batches,
+  ``(loss / k).backward()`` for each, then one ``step()``. The sum is the full batch's
+  gradient, so the run is the full-batch loop's;
+* ``SUM``: the same without ``/ k``: ``.grad`` is ``k`` times the full batch's gradient.
+
+A hook on every parameter records what each backward call computed, before it is added
+into ``.grad`` (chapter 03): ``.grad`` read by ``step()`` is the sum of those since the last
+``zero_grad()``. The widget plots ``‖.grad‖`` as ``step()`` reads it and the loss, beside the
+correct loop (``k = 1``, which is every loop's).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import ipywidgets
 import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 import nbgrad as ng
 import nbgrad.nn.functional as F
@@ -18,12 +33,15 @@ from nbgrad import nn, optim
 
 from .base import GradientWidget
 
-LEARNING_RATES = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
-MOMENTUM = 0.9
-COLORS = ("tab:blue", "tab:orange")
-LABEL = {"description_width": "initial"}  # the whole description, never cut ("hidden wi…")
-# under the axes, where no curve or point is (inside, any corner hides some for some setting)
-BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncol": 2, "fontsize": 7}
+HIDDEN, LR, MOMENTUM, STEPS = 16, 0.3, 0.9, 100
+K_VALUES = (1, 2, 4, 5, 8, 10)  # they divide the 200 points into equal micro-batches
+FORGOTTEN = "step() after each backward"
+MEAN = "step() after k micro-batches, (loss / k).backward()"
+SUM = "step() after k micro-batches, loss.backward()"
+LOOPS = (FORGOTTEN, MEAN, SUM)
+LABEL = {"description_width": "initial"}  # the whole description, never cut
+# under the axes, where no curve is (inside, some setting always hides a curve)
+BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "fontsize": 9, "frameon": False}
 
 
 def two_moons(n=200, noise=0.2, seed=0):
@@ -39,7 +57,7 @@ def two_moons(n=200, noise=0.2, seed=0):
     return X.astype(np.float32), y.astype(np.int64)
 
 
-def make_model(hidden, seed=0):
+def make_model(hidden=HIDDEN, seed=0):
     """The network, its weights drawn from ``nbgrad.manual_seed(seed)``."""
     ng.manual_seed(seed)
     return nn.Sequential(nn.Linear(2, hidden), nn.Tanh(),
@@ -47,93 +65,128 @@ def make_model(hidden, seed=0):
                          nn.Linear(hidden, 2))
 
 
-def train(lr, hidden, steps, seed=0, data=None):
-    """Train from scratch; returns the model, the loss before each step, and
-    ``‖W.grad‖`` of each ``Linear`` layer at each step (``steps × layers``)."""
-    X, y = two_moons(seed=seed) if data is None else data
-    inputs, targets = ng.tensor(X), ng.tensor(y)
-    model = make_model(hidden, seed)
-    layers = [m for m in model if isinstance(m, nn.Linear)]
-    optimizer = optim.SGD(model.parameters(), lr=lr, momentum=MOMENTUM)
-    losses = np.empty(steps)
-    grad_norms = np.empty((steps, len(layers)))
+def _flat(arrays):
+    return np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays])
+
+
+def run(k, loop, steps=STEPS):
+    """Train with ``zero_grad()`` every ``k`` backward calls in ``loop`` (one of ``LOOPS``).
+
+    Returns a dict of arrays: ``loss`` (the full batch's loss at each step: in the
+    micro-batch loops the mean of the ``k`` micro-batch losses), ``read`` (every parameter's
+    ``.grad``, flattened, as ``step()`` reads it: ``steps × 354``), ``added`` (what each
+    backward call computed, as the parameters' hooks saw it: ``calls × 354``) and
+    ``zeroed`` (for each backward call, whether ``zero_grad()`` ran just before it).
+    """
+    if loop not in LOOPS:
+        raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
+    X, y = two_moons()
+    if loop != FORGOTTEN and len(y) % k:
+        raise ValueError(f"k = {k} does not split the {len(y)} points into equal micro-batches")
+    model = make_model()
+    params = list(model.parameters())
+    optimizer = optim.SGD(params, lr=LR, momentum=MOMENTUM)
+    seen = [None] * len(params)
+
+    def keep(i):
+        def hook(grad):
+            seen[i] = grad.numpy()
+        return hook
+
+    for i, p in enumerate(params):
+        p.register_hook(keep(i))
+    if loop == FORGOTTEN:
+        batches = [(ng.tensor(X), ng.tensor(y))]
+    else:
+        batches = [(ng.tensor(X[rows]), ng.tensor(y[rows]))
+                   for rows in np.split(np.arange(len(y)), k)]
+    losses, read, added, zeroed = [], [], [], []
     for step in range(steps):
-        optimizer.zero_grad()
-        loss = F.cross_entropy(model(inputs), targets)
-        loss.backward()
+        if loop == FORGOTTEN:
+            if step % k == 0:
+                optimizer.zero_grad()
+            loss = F.cross_entropy(model(batches[0][0]), batches[0][1])
+            loss.backward()
+            zeroed.append(step % k == 0)
+            added.append(_flat(seen))
+            losses.append(loss.item())
+        else:
+            optimizer.zero_grad()
+            total = 0.0
+            for i, (inputs, targets) in enumerate(batches):
+                loss = F.cross_entropy(model(inputs), targets)
+                (loss / k if loop == MEAN else loss).backward()
+                zeroed.append(i == 0)
+                added.append(_flat(seen))
+                total += loss.item() / k
+            losses.append(total)
+        read.append(_flat(p.grad.numpy() for p in params))
         optimizer.step()
-        losses[step] = loss.item()
-        grad_norms[step] = [np.linalg.norm(layer.weight.grad.numpy()) for layer in layers]
-    return model, losses, grad_norms
+    return {"loss": np.array(losses), "read": np.array(read), "added": np.array(added),
+            "zeroed": np.array(zeroed)}
 
 
-def class_probability(model, X):
-    """P(class 1 | x) for each row of ``X``: the softmax of the model's two scores."""
-    with ng.no_grad():
-        return F.softmax(model(ng.tensor(X, dtype=ng.float32)), dim=1)[:, 1].numpy()
+@lru_cache(maxsize=1)
+def correct_loop():
+    """The full-batch loop with ``zero_grad()`` before every backward: ``run(1, ...)``."""
+    return run(1, FORGOTTEN)
 
 
-def grid_for(X, points=60, margin=0.5):
-    """A ``points × points`` grid covering the data."""
-    lo, hi = X.min(axis=0) - margin, X.max(axis=0) + margin
-    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], points), np.linspace(lo[1], hi[1], points))
-    return gx, gy
+def _norms(rows):
+    return np.linalg.norm(rows, axis=1)
 
 
-class TrainingExplorer(GradientWidget):
-    """Pick the learning rate, the hidden width and the number of steps: the network is
-    retrained from the same seed and the three panels are redrawn."""
+class ZeroGradExplorer(GradientWidget):
+    """Call ``zero_grad()`` every ``k`` backward calls in one of three loops: ``.grad`` as
+    ``step()`` reads it, and the loss, beside the correct loop."""
 
-    figsize = (12, 4.2)  # room for the legends under the axes
+    figsize = (10, 4.8)  # room for the legends under the axes
 
-    def __init__(self, lr=0.3, hidden=16, steps=200):
-        self.X, self.y = two_moons()
+    def __init__(self, k=4, loop=FORGOTTEN):
         super().__init__({
-            "lr": ipywidgets.SelectionSlider(options=LEARNING_RATES, value=lr,
-                                             description="lr", style=LABEL),
-            "hidden": ipywidgets.IntSlider(value=hidden, min=2, max=32, step=2,
-                                           description="hidden width", style=LABEL),
-            "steps": ipywidgets.IntSlider(value=steps, min=10, max=400, step=10,
-                                          description="steps", style=LABEL),
-        }, ncols=3)
+            "k": ipywidgets.SelectionSlider(options=K_VALUES, value=k,
+                                            description="zero_grad() every k backward calls: k",
+                                            style=LABEL),
+            "loop": ipywidgets.Dropdown(options=LOOPS, value=loop, description="loop",
+                                        style=LABEL, layout=ipywidgets.Layout(width="420px")),
+        }, ncols=2)
 
-    def draw(self, lr, hidden, steps):
-        model, losses, grad_norms = train(lr, hidden, steps, data=(self.X, self.y))
-        gx, gy = grid_for(self.X)
-        probability = class_probability(model, np.stack([gx.ravel(), gy.ravel()], axis=1))
-        probability = probability.reshape(gx.shape)
-        accuracy = float(np.mean((class_probability(model, self.X) > 0.5) == self.y))
-        self.data = {"lr": lr, "hidden": hidden, "steps": steps, "losses": losses,
-                     "grad_norms": grad_norms, "grid": (gx, gy), "probability": probability,
-                     "accuracy": accuracy, "X": self.X, "y": self.y}
+    def draw(self, k, loop):
+        result, correct = run(k, loop), correct_loop()
+        read, own = _norms(result["read"]), _norms(self._this_steps(result, k, loop))
+        self.data = {"k": k, "loop": loop, **result, "read_norm": read, "own_norm": own,
+                     "correct_loss": correct["loss"], "correct_norm": _norms(correct["read"])}
 
-        left, middle, right = self.axes
-        step_numbers = np.arange(1, steps + 1)
-        left.plot(step_numbers, losses, label="loss at each step")
-        left.set_xlabel("step")
-        left.set_ylabel("cross-entropy loss")
-        left.set_title(f"lr={lr}, momentum={MOMENTUM}: final loss {losses[-1]:.4f}")
-        finite = losses[np.isfinite(losses)]
-        left.set_ylim(0, min(max(1.3 * losses[0], finite.max(initial=0.0)), 20.0))
+        left, right = self.axes
+        steps = np.arange(1, len(read) + 1)
+        left.plot(steps, read, color="tab:red", label="‖.grad‖ read by step()")
+        left.plot(steps, own, ":", color="black", label="‖gradient of this step's backward calls‖")
+        left.plot(steps, self.data["correct_norm"], "--", color="tab:gray",
+                  label="correct loop (k = 1): ‖.grad‖")
+        left.set_yscale("log")
+        left.set_xlabel("optimizer step")
+        left.set_ylabel("‖.grad‖, all parameters (log scale)")
+        left.set_title(f"k = {k}: ‖.grad‖ at step {len(read)} is {read[-1]:.3g} "
+                       f"(correct loop {self.data['correct_norm'][-1]:.3g})", fontsize=10)
         left.legend(**BELOW)
 
-        middle.contourf(gx, gy, probability, levels=np.linspace(0, 1, 11), cmap="RdBu_r",
-                        alpha=0.6)
-        middle.contour(gx, gy, probability, levels=[0.5], colors="black", linewidths=1)
-        for label, color in enumerate(COLORS):
-            points = self.X[self.y == label]
-            middle.scatter(points[:, 0], points[:, 1], s=10, color=color, edgecolors="black",
-                           linewidths=0.3, label=f"class {label}")
-        middle.legend(**BELOW)
-        middle.set_title(f"P(class 1), hidden width {hidden}: accuracy {accuracy:.1%}")
-        middle.set_xlabel("x₁")
-        middle.set_ylabel("x₂")
-
-        names = ["layer 1 (2→h)", "layer 2 (h→h)", "layer 3 (h→2)"]
-        for layer, name in enumerate(names):
-            right.plot(step_numbers, grad_norms[:, layer], label=name)
+        right.plot(steps, result["loss"], color="tab:red", label=f"this loop, k = {k}")
+        right.plot(steps, correct["loss"], "--", color="tab:gray", label="correct loop (k = 1)")
         right.set_yscale("log")
-        right.set_xlabel("step")
-        right.set_ylabel("‖W.grad‖ (log scale)")
-        right.set_title("‖W.grad‖ per layer")
+        right.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))  # 0.1, 0.2, 0.5, 1, ...
+        right.set_xlabel("optimizer step")
+        right.set_ylabel("cross-entropy loss (log scale)")
+        right.set_title(f"loss at step {len(read)}: {result['loss'][-1]:.3g} "
+                        f"(correct loop {correct['loss'][-1]:.3g})", fontsize=10)
         right.legend(**BELOW)
+        for ax in (left, right):
+            ax.grid(True, alpha=0.3)
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            ax.yaxis.set_minor_formatter(NullFormatter())  # no "6×10⁻¹" between the decades
+
+    @staticmethod
+    def _this_steps(result, k, loop):
+        """The gradient each step's own backward calls computed (one call, or ``k``)."""
+        if loop == FORGOTTEN:
+            return result["added"]
+        return result["added"].reshape(-1, k, result["added"].shape[1]).sum(axis=1)
