@@ -23,7 +23,7 @@ def extend(cls):
     """Decorator: add a function (or property) to ``cls`` under its own name.
 
     Later chapters grow the classes of earlier ones with it, so that there is one
-    ``Tensor`` and one ``Node`` from chapter 00 to 09 (fastcore's ``@patch`` is the same idea).
+    ``Tensor`` and one ``Node`` from chapter 00 to 10 (fastcore's ``@patch`` is the same idea).
     """
     def add(member):
         name = (member.fget if isinstance(member, property) else member).__name__

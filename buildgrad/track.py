@@ -19,7 +19,8 @@ import sys
 EXPORT = "#| export"
 STUB = "raise NotImplementedError()"
 CHAPTERS = ("c00_graph", "c01_engine", "c02_leaves", "c03_hooks", "c04_saved",
-            "c05_inplace", "c06_nondifferentiable", "c07_detach", "c08_training", "c09_anomaly")
+            "c05_inplace", "c06_nondifferentiable", "c07_detach", "c08_training", "c09_anomaly",
+            "c10_saved_hooks")
 
 
 def package_cells(notebook_path):
