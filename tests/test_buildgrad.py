@@ -9,10 +9,10 @@ import shutil
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from buildgrad import track, workspace
+from closing_program import PRINT_NUMBERS, PROGRAM, assert_hand_derived_numbers
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
@@ -161,53 +161,17 @@ def test_saved_work_in_mywork_is_ignored_by_git_and_by_the_test_suite():
             shutil.rmtree(mywork)
 
 
-SEED = """
-import {module} as T
-SGD = {sgd}
-x1 = T.tensor([[1., 2.], [2., 3.], [1., 1.]], requires_grad=True)
-w1 = T.tensor([[1., 2., 3.], [3., 2., 1.]], requires_grad=True)
-y1 = w1.mm(x1)
-y1.retain_grad()
-w2 = T.tensor([[1., 3.], [2., 1.]])
-y2 = w2.mm(y1)
-y = y2.view(-1).max()
-optimizer = SGD([x1, w1], lr=0.001)
-optimizer.zero_grad()
-y.backward(retain_graph=True)
-y3 = y ** 2
-y3.backward()
-optimizer.step()
-print(0, y)
-print('w1:', w1, '\\n', 'w1.grad:', w1.grad)
-print('w2:', w2, '\\n', 'w2.grad:', w2.grad)
-print('x1:', x1, '\\n', 'x1.grad:', x1.grad)
-print('y1.grad:', y1.grad)
-"""
 
 
 def test_stage_08_runs_the_seed_example_with_the_hand_derived_numbers():
-    out = _python(SEED.format(module="buildgrad.c08_training", sgd="T.SGD") + (
-        "import numpy as np\n"
-        "print(*np.concatenate([w1.numpy().ravel(), w1.grad.numpy().ravel(), x1.numpy().ravel(),"
-        " x1.grad.numpy().ravel(), y1.grad.numpy().ravel()]))\n")).splitlines()
-    assert out[0] == "0 tensor(50., grad_fn=<MaxBackward1>)"
-    assert " w2.grad: None" in out
-    # chapter 08, section 1: y = max(W2 W1 X1) = 50 at (0, 1); the two backward calls add up
-    # to (1 + 2y) = 101 times the first gradient; SGD then moves by -0.001 times that
-    X1 = np.array([[1., 2.], [2., 3.], [1., 1.]])
-    W1 = np.array([[1., 2., 3.], [3., 2., 1.]])
-    W2 = np.array([[1., 3.], [2., 1.]])
-    G1 = W2.T @ np.array([[0., 1.], [0., 0.]])
-    dW1, dX1 = 101 * G1 @ X1.T, 101 * W1.T @ G1
-    expected = [W1 - 0.001 * dW1, dW1, X1 - 0.001 * dX1, dX1, 101 * G1]
-    np.testing.assert_allclose(np.array(out[-1].split(), dtype=float),
-                               np.concatenate([a.ravel() for a in expected]), rtol=1e-6)
+    assert_hand_derived_numbers(_python("import buildgrad.c08_training as T\n"
+                                        + PROGRAM.format(sgd="T.SGD") + PRINT_NUMBERS))
 
 
 def test_stage_08_prints_the_seed_example_as_pytorch_does():
     pytest.importorskip("torch", reason="the PyTorch comparison needs torch")
-    ours = _python(SEED.format(module="buildgrad.c08_training", sgd="T.SGD"))
-    theirs = _python(SEED.format(module="torch", sgd="T.optim.SGD"))
+    ours = _python("import buildgrad.c08_training as T\n" + PROGRAM.format(sgd="T.SGD"))
+    theirs = _python("import torch as T\n" + PROGRAM.format(sgd="T.optim.SGD"))
     assert ours == theirs
 
 

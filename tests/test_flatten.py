@@ -21,6 +21,7 @@ import pytest
 
 from buildgrad import checks, flatten, track
 from buildgrad.flatten.scopes import bound_names
+from closing_program import PRINT_NUMBERS, PROGRAM, assert_hand_derived_numbers
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -63,30 +64,6 @@ def _alone(path, program):
     return result.stdout
 
 
-# The article's closing program (chapter 08, section 1), as tests/test_buildgrad.py runs it
-CLOSING = """
-SGD = {sgd}
-x1 = T.tensor([[1., 2.], [2., 3.], [1., 1.]], requires_grad=True)
-w1 = T.tensor([[1., 2., 3.], [3., 2., 1.]], requires_grad=True)
-y1 = T.mm(w1, x1)
-y1.retain_grad()
-w2 = T.tensor([[1., 3.], [2., 1.]])
-y2 = T.mm(w2, y1)
-y = y2.view(-1).max()
-optimizer = SGD([x1, w1], lr=0.001)
-optimizer.zero_grad()
-y.backward(retain_graph=True)
-y3 = y ** 2
-y3.backward()
-optimizer.step()
-print(0, y)
-print('w1:', w1, '\\n', 'w1.grad:', w1.grad)
-print('w2:', w2, '\\n', 'w2.grad:', w2.grad)
-print('x1:', x1, '\\n', 'x1.grad:', x1.grad)
-print('y1.grad:', y1.grad)
-"""
-
-
 def test_the_command_writes_one_file_from_the_reference(flat):
     path, stdout = flat
     assert [p.name for p in path.parent.iterdir()] == ["my_autograd.py"]
@@ -96,29 +73,13 @@ def test_the_command_writes_one_file_from_the_reference(flat):
 
 
 def test_alone_it_runs_the_closing_program_with_the_hand_derived_numbers(flat):
-    out = _alone(flat[0], CLOSING.format(sgd="T.SGD") + (
-        "import json\n"
-        "print(json.dumps({'y': y.item(), 'w1': w1.numpy().tolist(), 'w1.grad': w1.grad.numpy().tolist(),"
-        " 'x1.grad': x1.grad.numpy().tolist(), 'y1.grad': y1.grad.numpy().tolist(),"
-        " 'w2.grad': w2.grad}))\n"))
-    numbers = json.loads(out.splitlines()[-1])
-    # chapter 08, section 1: y = max(W2 W1 X1) = 50; the two backward calls add up to
-    # (1 + 2y) = 101 times the first gradient; SGD then moves w1 by -0.001 times that
-    first_dW1 = np.array([[2., 3., 1.], [6., 9., 3.]])
-    assert numbers["y"] == 50
-    np.testing.assert_allclose(numbers["w1.grad"], 101 * first_dW1, rtol=1e-6)
-    np.testing.assert_allclose(numbers["x1.grad"], 101 * np.array([[0., 10.], [0., 8.], [0., 6.]]), rtol=1e-6)
-    np.testing.assert_allclose(numbers["y1.grad"], 101 * np.array([[0., 1.], [0., 3.]]), rtol=1e-6)
-    np.testing.assert_allclose(numbers["w1"][0][0], 0.798, rtol=1e-6)
-    W1 = np.array([[1., 2., 3.], [3., 2., 1.]])
-    np.testing.assert_allclose(numbers["w1"], W1 - 0.101 * first_dW1, rtol=1e-6)
-    assert numbers["w2.grad"] is None
+    assert_hand_derived_numbers(_alone(flat[0], PROGRAM.format(sgd="T.SGD") + PRINT_NUMBERS))
 
 
 def test_alone_it_prints_the_closing_program_as_pytorch_does(flat):
     pytest.importorskip("torch", reason="the comparison with PyTorch needs torch installed")
-    ours = _alone(flat[0], CLOSING.format(sgd="T.SGD"))
-    theirs = subprocess.run([sys.executable, "-c", "import torch as T\n" + CLOSING.format(sgd="T.optim.SGD")],
+    ours = _alone(flat[0], PROGRAM.format(sgd="T.SGD"))
+    theirs = subprocess.run([sys.executable, "-c", "import torch as T\n" + PROGRAM.format(sgd="T.optim.SGD")],
                             capture_output=True, text=True)
     assert theirs.returncode == 0, theirs.stderr
     assert ours == theirs.stdout
