@@ -28,6 +28,7 @@ import numpy as np
 import nbgrad as ng
 
 from .base import GradientWidget
+from .calculus import finite_difference
 
 # name -> (f on tensors, f' in closed form, the tensor f's node saves: "a", "y" or None)
 FUNCTIONS = {
@@ -71,18 +72,6 @@ def run(function, changed, k, xs=GRID, checked=True):
     return result
 
 
-def finite_difference(function, xs=GRID, eps=1e-6):
-    """Central differences of ``f`` (the loss as it was computed), without autograd."""
-    f = FUNCTIONS[function][0]
-
-    def value(v):
-        with ng.no_grad():
-            return f(ng.tensor(v)).numpy()
-
-    xs = np.asarray(xs, dtype=np.float64)
-    return (value(xs + eps) - value(xs - eps)) / (2 * eps)
-
-
 def versions(message):
     """The words of PyTorch's message that give the versions: "is at version 1; expected
     version 0"."""
@@ -111,7 +100,7 @@ class VersionCheck(GradientWidget):
     def draw(self, k, function, changed):
         checked = run(function, changed, k)
         unchecked = run(function, changed, k, checked=False)
-        true = finite_difference(function)
+        true = finite_difference(FUNCTIONS[function][0], GRID, h=1e-6)
         saved = FUNCTIONS[function][2]
         self.data = {"k": k, "function": function, "changed": changed, "grid": GRID,
                      "before": checked["before"], "after": checked["after"],
