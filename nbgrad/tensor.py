@@ -82,7 +82,7 @@ def warn_if_scalar_of_grad(t: Tensor, stacklevel: int = 2) -> None:
         warn_once(SCALAR_OF_GRAD_WARNING, UserWarning, stacklevel + 1)
 
 
-class Tensor:
+class Tensor(missing.lacking("torch.Tensor")):
     """An array of numbers that autograd can differentiate through: PyTorch's ``Tensor``
     on a NumPy (CPU) or CuPy (GPU) array.
 
@@ -1037,12 +1037,10 @@ class Tensor:
             stacklevel=2,
         )
 
-    def __getattr__(self, name):
-        """Called only when the lookup failed: says whether PyTorch's Tensor has ``name``."""
-        message = f"'{type(self).__name__}' object has no attribute '{name}'"
-        sentence = missing.not_implemented("torch.Tensor", name)
-        raise AttributeError(message if sentence is None else f"{message}: {sentence}",
-                             name=name, obj=self)
+    def __dir__(self):
+        """The names of this tensor's attributes, without those of PyTorch's that nbgrad
+        lacks (``missing.lacking``)."""
+        return missing.visible_names(self)
 
 
 def _mark_inference_tensors(active):

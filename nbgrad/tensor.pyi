@@ -167,6 +167,11 @@ class Tensor:
         user's own attributes (deep-copied).
         """
 
+    def __dir__(self):
+        """The names of this tensor's attributes, without those of PyTorch's that nbgrad
+        lacks (``missing.lacking``).
+        """
+
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """The values as a DLPack capsule (the array interchange protocol), so that
         ``torch.from_dlpack(t)``, ``numpy.from_dlpack(t)`` and ``cupy.from_dlpack(t)``

@@ -62,6 +62,10 @@ class Node:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        slots = vars(cls).get("__slots__", ())
+        for attribute in (slots,) if isinstance(slots, str) else slots:
+            if not attribute.startswith("_"):
+                setattr(cls, f"_saved_{attribute}", SavedName(attribute, raw=False))
         cls.apply_without_graph = cls.apply if cls.fast_apply is None else cls.fast_apply
 
     def __init__(self, next_nodes=(), output_nrs=()):
@@ -127,8 +131,9 @@ class Node:
             self._saved = _FREED
 
     # -- introspection, as PyTorch offers it -----------------------------------------
-    # ``_saved_<name>`` and ``_raw_saved_<name>``: ``core/saved.py`` gives Node its
-    # ``__getattr__`` (called only for attributes not found) and ``__dir__``.
+    # ``_saved_<name>`` and ``_raw_saved_<name>`` are class attributes, ``SavedName``s:
+    # the names of inputs and ``result`` on Node (``core/saved.py``, which also gives Node
+    # its ``__dir__``), ``_saved_<attribute>`` on the class whose slot ``<attribute>`` is.
 
     def name(self) -> str:
         """The node's class name, as PyTorch's: ``"MulBackward0"``.
@@ -195,6 +200,28 @@ class Node:
             ``handle.remove()`` unregisters the hook.
         """
         return add_hook(self._node_hooks().pre, fn)
+
+
+class SavedName:
+    """``node._saved_<name>`` (``raw``: ``node._raw_saved_<name>``), PyTorch's name for what
+    the node saved; ``core/saved.py`` works out which value it is (``read``).
+
+    A class attribute rather than a ``__getattr__`` on Node: in a class with ``__getattr__``
+    CPython does not specialize attribute access, and the engine reads a node's attributes
+    on every step of backward.
+    """
+
+    __slots__ = ("name", "raw")
+    read: Callable[[Node, str, bool], Any]  # saved.saved_attribute, set there
+
+    def __init__(self, name, raw):
+        self.name = name
+        self.raw = raw
+
+    def __get__(self, node, cls=None):
+        if node is None:
+            return self
+        return SavedName.read(node, self.name, self.raw)
 
 
 class NodeHooks:

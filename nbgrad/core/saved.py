@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 
 from .grad_mode import set_grad_enabled
-from .node import _FREED, _SAVED_TYPES, SECOND_BACKWARD, Node, SavedOutput, SavedTensor
+from .node import _FREED, _SAVED_TYPES, SECOND_BACKWARD, Node, SavedName, SavedOutput, SavedTensor
 
 # The names PyTorch gives an operation's tensor arguments, where they are not
 # ``(self, other)``: by node class name.
@@ -135,19 +135,18 @@ def saved_dir(node):
     return sorted(f"_saved_{n}" for n in names) + sorted(f"_raw_saved_{n}" for n in names)
 
 
-def _node_getattr(node, name):
-    """``Node.__getattr__``: ``_saved_<name>`` and ``_raw_saved_<name>``. Python calls it
-    only when an attribute is not found, so a node's own attributes cost nothing more."""
-    if name.startswith("_saved_"):
-        return saved_attribute(node, name[7:], raw=False)
-    if name.startswith("_raw_saved_"):
-        return saved_attribute(node, name[11:], raw=True)
-    raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
-
-
 def _node_dir(node):
-    """``Node.__dir__``: its attributes, with its ``_saved_*`` names."""
-    return [*object.__dir__(node), *saved_dir(node)]
+    """``Node.__dir__``: its attributes, with the ``_saved_*`` names of what it saved (not
+    every ``SavedName`` its class has)."""
+    return [*(name for name in object.__dir__(node)
+              if not name.startswith(("_saved_", "_raw_saved_"))), *saved_dir(node)]
+
+
+# The names an input can have (``saved_names``): PyTorch's argument names, then ``input2``,
+# ``input3``, ... for the inputs past them, up to ``MAX_NAMED_INPUTS``.
+MAX_NAMED_INPUTS = 64
+SAVED_NAMES = ("result", *DEFAULT_INPUT_NAMES, *{n for names in INPUT_NAMES.values() for n in names},
+               *(f"input{position}" for position in range(2, MAX_NAMED_INPUTS)))
 
 
 def saved_attribute(node, name, raw):
@@ -342,8 +341,11 @@ class PackedSaved:
 
 
 _SAVED_TYPES.append(PackedSaved)  # unpacked by Node.saved_values like the other two
-setattr(Node, "__getattr__", _node_getattr)  # set here: node.py cannot import this module
+SavedName.read = saved_attribute  # set here: node.py cannot import this module
 setattr(Node, "__dir__", _node_dir)
+for _name in SAVED_NAMES:
+    setattr(Node, f"_saved_{_name}", SavedName(_name, raw=False))
+    setattr(Node, f"_raw_saved_{_name}", SavedName(_name, raw=True))
 
 
 # -- saved_tensors_hooks: the hooks in force --------------------------------------------
