@@ -128,6 +128,29 @@ FAST = {  # node name -> a program whose backward runs that node, on float64 lea
         (x * w).reshape(1, 3, 4), (2, 3)) * 1.0,
     "ThnnFusedLstmCellBackward0": lambda x, w: sum(
         t * k for t, k in zip(lstm_cell_update(ng.cat([x, w], 1), x[:, :2] * w[:, 1:3]), (1.0, 2.0))),
+    # the elementwise nodes of small programs; an operand broadcast, summed back
+    "AddBackward0": lambda x, w: (x + w[0]) * x,
+    "SubBackward0": lambda x, w: (x - w[:, :1]) * x,
+    "MulBackward0": lambda x, w: x * w[0],
+    "DivBackward0": lambda x, w: x / (w[:, :1] * w[:, :1] + 1),
+    "NegBackward0": lambda x, w: -(x * w),
+    "TanhBackward0": lambda x, w: (x * w).tanh(),
+    "SigmoidBackward0": lambda x, w: (x * w).sigmoid(),
+    "ExpBackward0": lambda x, w: (x * w).exp(),
+    "LogBackward0": lambda x, w: (x * x + w * w).log(),
+    "MmBackward0": lambda x, w: x.mm(w.t()),
+}
+
+# Programs where a binary node's fast path must take its formula instead: operands of two
+# dtypes (NumPy would promote the arrays differently from PyTorch) and an ``alpha``.
+FALLBACK = {
+    "float32 + float64 0-d": lambda x, w: x.float() + w[0, 0],
+    "float64 * float32": lambda x, w: x * w.float(),
+    "float32 * float64 0-d": lambda x, w: x.float() * w[0, 0],
+    "float32 / float64 0-d": lambda x, w: x.float() / (w[0, 0] * w[0, 0] + 1),
+    "add alpha": lambda x, w: x.add(w[0], alpha=2.5),
+    "sub alpha": lambda x, w: x.sub(w, alpha=-3),
+    "number - tensor": lambda x, w: 2.0 - x * w,
 }
 
 
@@ -150,6 +173,22 @@ def test_a_nodes_fast_path_gives_what_its_formula_gives(name):
     for a, b in zip(fast, formula):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-12)
         assert b.grad_fn is not None and a.grad_fn is None
+
+
+@pytest.mark.parametrize("name", sorted(FALLBACK))
+def test_a_fast_path_takes_the_formula_across_dtypes(name):
+    """Between two dtypes (and with ``alpha``) the fast path calls ``apply``: the gradients
+    are the formula's, bit for bit, in each input's dtype."""
+    rng = np.random.default_rng(8)
+    x = ng.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    w = ng.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    out = FALLBACK[name](x, w)
+    grad_out = ng.tensor(rng.standard_normal(tuple(out.shape))).to(out.dtype)
+    fast = ng.autograd.grad(out, (x, w), grad_out, retain_graph=True)
+    formula = ng.autograd.grad(out, (x, w), grad_out, create_graph=True)
+    for a, b, leaf in zip(fast, formula, (x, w)):
+        assert a.dtype == b.dtype == leaf.dtype
+        np.testing.assert_array_equal(a.numpy(), b.detach().numpy())
 
 
 def _graph_nodes(root):

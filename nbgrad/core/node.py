@@ -56,8 +56,11 @@ class Node:
     # arrays, which the engine calls when backward builds no graph (``create_graph=False``).
     # ``apply`` stays the formula the chapters show, and the one that ``create_graph=True``
     # differentiates again; a test checks that the two agree for every node that has both.
+    # Where the arrays' arithmetic fails (a saved-tensor hook's ``unpack`` returned another
+    # shape), ``fast_apply`` calls ``apply``, which raises PyTorch's error for it.
     # ``apply_without_graph`` is whichever of the two the engine calls then, decided once
-    # per class rather than on every node.
+    # per class rather than on every node. A subclass that writes its own ``apply`` has no
+    # fast path until it writes its own ``fast_apply`` (the inherited one is another formula).
     fast_apply = None
 
     def __init_subclass__(cls, **kwargs):
@@ -66,6 +69,8 @@ class Node:
         for attribute in (slots,) if isinstance(slots, str) else slots:
             if not attribute.startswith("_"):
                 setattr(cls, f"_saved_{attribute}", SavedName(attribute, raw=False))
+        if "apply" in vars(cls) and "fast_apply" not in vars(cls):
+            cls.fast_apply = None
         cls.apply_without_graph = cls.apply if cls.fast_apply is None else cls.fast_apply
 
     def __init__(self, next_nodes=(), output_nrs=()):

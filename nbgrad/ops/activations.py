@@ -103,6 +103,14 @@ class SigmoidBackward0(Node):
         (result,) = self.saved_values
         return (grad * result * (1 - result),)
 
+    def fast_apply(self, grad):
+        (result,) = self.saved_values
+        y = result._data
+        try:
+            return (Tensor._make(grad._data * y * (1 - y)),)
+        except ValueError:  # shapes that do not broadcast (node.py: fast_apply)
+            return self.apply(grad)
+
 
 def _sigmoid(data):
     xp = array_module(data)
@@ -133,6 +141,14 @@ class TanhBackward0(Node):
     def apply(self, grad):
         (result,) = self.saved_values
         return (grad * (1 - result * result),)
+
+    def fast_apply(self, grad):
+        (result,) = self.saved_values
+        y = result._data
+        try:
+            return (Tensor._make(grad._data * (1 - y * y)),)
+        except ValueError:  # shapes that do not broadcast (node.py: fast_apply)
+            return self.apply(grad)
 
 
 @op(TanhBackward0, inplace=True, functional=True, layer="Tanh")

@@ -24,8 +24,9 @@ from ..autograd.graph import OUTPUT, record, should_record
 from ..core.node import Node
 from ..tensor import Tensor
 from .declare import op
-from .elementwise import (NotImplementedBackward, binary, check_dtype, check_nonzero_divisor,
-                          common_dtype, common_module, meta, metas, needs_grad, to_input, unary)
+from .elementwise import (NOTHING_TO_DO, NotImplementedBackward, array_of, binary, check_dtype,
+                          check_nonzero_divisor, common_dtype, common_module, meta, metas,
+                          needs_grad, same_dtype, to_input, to_input_array, unary)
 from .operands import floating, invalid_combination, zeros_like
 
 if TYPE_CHECKING:
@@ -46,6 +47,21 @@ class AddBackward0(Node):
         if b_fn is not None:
             grad_b = to_input(grad if self.alpha == 1 else grad * self.alpha, b_meta)
         return grad_a, grad_b
+
+    def fast_apply(self, grad):
+        # only an operand broadcast (a bias) has arithmetic to do: the rest is the formula
+        metas, g = self.metas, grad._data
+        if metas is NOTHING_TO_DO or self.alpha != 1 or not same_dtype(metas, g.dtype):
+            return self.apply(grad)
+        return self._pass(grad, g, g)
+
+    def _pass(self, grad, g, g_b):
+        """The gradients ``g`` for ``input`` and ``g_b`` for ``other``, arrays, summed back
+        to their shapes (the incoming ``grad`` itself where nothing is to be done)."""
+        a_meta, b_meta = self.metas
+        a_fn, b_fn = self._next_nodes
+        return (None if a_fn is None else grad if a_meta is None else to_input_array(g, a_meta),
+                None if b_fn is None else to_input_array(g_b, b_meta))
 
 
 @op(AddBackward0, operator="add", reflected="same", inplace=True)
@@ -107,6 +123,12 @@ class SubBackward0(AddBackward0):
         grad_a, grad_b = super().apply(grad)
         return grad_a, (None if grad_b is None else -grad_b)
 
+    def fast_apply(self, grad):
+        g = grad._data
+        if self.alpha != 1 or not same_dtype(self.metas, g.dtype):
+            return self.apply(grad)
+        return self._pass(grad, g, -g if self._next_nodes[1] is not None else None)
+
 
 class RsubBackward1(Node):
     __slots__ = ("alpha", "meta")
@@ -139,12 +161,12 @@ def sub(input: TensorOrNumber, other: TensorOrNumber, *, alpha: Number = 1) -> T
         If an operand is a bool tensor or a bool (PyTorch suggests ``^`` or ``~`` instead).
     """
     compute = operator.sub if alpha == 1 and type(alpha) is int else _scaled("sub", operator.sub, alpha)
-    if _is_bool(input) and _is_bool(other):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-            "`^` or `logical_xor()` operator instead."
-        )
     if _is_bool(input) or _is_bool(other):
+        if _is_bool(input) and _is_bool(other):
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                "the `^` or `logical_xor()` operator instead."
+            )
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -190,6 +212,19 @@ class MulBackward0(Node):
         grad_b = to_input(grad * a, b_meta) if b_fn is not None else None
         return grad_a, grad_b
 
+    def fast_apply(self, grad):
+        g = grad._data
+        if not same_dtype(self.metas, g.dtype):
+            return self.apply(grad)
+        a, b = self.saved_values
+        a_meta, b_meta = self.metas
+        a_fn, b_fn = self._next_nodes
+        try:
+            return (to_input_array(g * array_of(b), a_meta) if a_fn is not None else None,
+                    to_input_array(g * array_of(a), b_meta) if b_fn is not None else None)
+        except ValueError:  # shapes that do not broadcast (node.py: fast_apply)
+            return self.apply(grad)
+
 
 @op(MulBackward0, aliases=("multiply",), operator="mul", reflected="same", inplace=True)
 def mul(input: TensorOrNumber, other: TensorOrNumber) -> Tensor:
@@ -223,6 +258,20 @@ class DivBackward0(Node):
         grad_a = to_input(grad / b, a_meta) if a_fn is not None else None
         grad_b = to_input(-grad * a / (b * b), b_meta) if b_fn is not None else None
         return grad_a, grad_b
+
+    def fast_apply(self, grad):
+        g = grad._data
+        if not same_dtype(self.metas, g.dtype):
+            return self.apply(grad)
+        a, b = self.saved_values
+        a, b = array_of(a), array_of(b)
+        a_meta, b_meta = self.metas
+        a_fn, b_fn = self._next_nodes
+        try:
+            return (to_input_array(g / b, a_meta) if a_fn is not None else None,
+                    to_input_array(-g * a / (b * b), b_meta) if b_fn is not None else None)
+        except ValueError:  # shapes that do not broadcast (node.py: fast_apply)
+            return self.apply(grad)
 
 
 class DivBackward2(Node):
@@ -487,6 +536,9 @@ class NegBackward0(Node):
 
     def apply(self, grad):
         return (-grad,)
+
+    def fast_apply(self, grad):
+        return (Tensor._make(-grad._data),)
 
 
 @op(NegBackward0, aliases=("negative",), operator="neg", inplace=True)

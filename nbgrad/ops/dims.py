@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import dtypes
 
-__all__ = ["normalize_dims", "numpy_spelling"]
+__all__ = ["broadcast_axes", "normalize_dims", "numpy_spelling"]
 
 
 def normalize_dims(dim, ndim):
@@ -32,6 +32,14 @@ def normalize_dims(dim, ndim):
     else:
         axes = (dtypes.dim_index(dim, ndim),)
     return axes if ndim else ()
+
+
+def broadcast_axes(shape, size):
+    """The axes of ``shape`` that broadcasting ``size`` up to it added (leading ones) or
+    stretched (from 1): summing over them sums ``shape`` back down to ``size``."""
+    lead = len(shape) - len(size)
+    return tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                     if s == 1 and shape[lead + i] != 1)
 
 
 def numpy_spelling(op, dim, axis, keepdim=False, keepdims=None):

@@ -4,7 +4,8 @@
 * ``binary``: two operands (tensors or numbers) checked, promoted as PyTorch promotes them
   and broadcast, the result computed; it says whether the op joins the graph;
 * ``to_input``: a binary op's backward sums the gradient back over the dimensions its
-  input was broadcast along, and casts it to the input's dtype;
+  input was broadcast along, and casts it to the input's dtype (``to_input_array``: the
+  same in a node's ``fast_apply``, on the arrays);
 * ``REFUSED_DTYPES``: the dtypes for which PyTorch has no kernel of an op, and its error;
 * ``NotImplementedBackward``: the node of an op that PyTorch gives no derivative.
 """
@@ -19,6 +20,7 @@ from ..backend import array_module
 from ..core.grad_mode import grad_mode
 from ..core.node import Node
 from ..tensor import Tensor
+from .dims import broadcast_axes
 from .operands import broadcast_error, floating, operand, promoted, shape_of, tensor_operand
 
 
@@ -112,12 +114,12 @@ def metas(a, b, out):
         # the rest of this function.
         tensor = a if isinstance(a, Tensor) else b
         if tensor._data.dtype is out._data.dtype:
-            return _NOTHING_TO_DO
+            return NOTHING_TO_DO
     a_meta, b_meta = meta(a, out), meta(b, out)
-    return _NOTHING_TO_DO if a_meta is None and b_meta is None else (a_meta, b_meta)
+    return NOTHING_TO_DO if a_meta is None and b_meta is None else (a_meta, b_meta)
 
 
-_NOTHING_TO_DO = (None, None)
+NOTHING_TO_DO = (None, None)
 
 
 def to_input(grad, meta):
@@ -130,6 +132,30 @@ def to_input(grad, meta):
     if grad._data.dtype != dtype:
         grad = grad.to(dtype=dtypes.from_numpy_dtype(dtype))
     return grad
+
+
+# -- the arrays' arithmetic, for a binary node's fast_apply (core/node.py) ------------------
+def same_dtype(metas, dtype):
+    """Whether every tensor operand of a binary op has ``dtype``, the gradient's: then
+    NumPy's arithmetic on the arrays promotes as PyTorch's does (a Python number is weak in
+    both), and ``fast_apply`` may use it; operands of two dtypes take the formula."""
+    for meta in metas:
+        if meta is not None and meta[1] != dtype:
+            return False
+    return True
+
+
+def to_input_array(data, meta):
+    """``to_input`` on a gradient's array, as a tensor, where ``same_dtype`` holds: only
+    the input's shape can differ from the output's."""
+    if meta is not None and data.shape != meta[0]:
+        data = data.sum(axis=broadcast_axes(data.shape, meta[0]), keepdims=True).reshape(meta[0])
+    return Tensor._make(data)
+
+
+def array_of(value):
+    """A saved operand as the arrays' arithmetic takes it: a tensor's array, or the number."""
+    return value._data if isinstance(value, Tensor) else value
 
 
 # -- the dtypes an operation refuses ------------------------------------------------------

@@ -91,6 +91,17 @@ class MmBackward0(Node):
         return (grad.mm(b.t()) if a_fn is not None else None,
                 mat2_grad(a, grad, self.mat2_transposed) if b_fn is not None else None)
 
+    def fast_apply(self, grad):
+        a, b = self.saved_values
+        a_fn, b_fn = self._next_nodes
+        g = grad._data
+        try:
+            return (Tensor._make(g @ b._data.T) if a_fn is not None else None,
+                    Tensor._make(mat2_grad(a._data, g, self.mat2_transposed))
+                    if b_fn is not None else None)
+        except ValueError:  # shapes that do not match (node.py: fast_apply)
+            return self.apply(grad)
+
 
 @op(MmBackward0)
 def mm(input: Tensor, mat2: Tensor) -> Tensor:

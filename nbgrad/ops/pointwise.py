@@ -31,6 +31,13 @@ class ExpBackward0(Node):
         (result,) = self.saved_values
         return (grad * result,)
 
+    def fast_apply(self, grad):
+        (result,) = self.saved_values
+        try:
+            return (Tensor._make(grad._data * result._data),)
+        except ValueError:  # shapes that do not broadcast (node.py: fast_apply)
+            return self.apply(grad)
+
 
 @op(ExpBackward0, inplace=True)
 def exp(input: Tensor) -> Tensor:
@@ -54,6 +61,13 @@ class LogBackward0(Node):
     def apply(self, grad):
         (x,) = self.saved_values
         return (grad / x,)
+
+    def fast_apply(self, grad):
+        (x,) = self.saved_values
+        try:
+            return (Tensor._make(grad._data / x._data),)
+        except ValueError:  # shapes that do not broadcast (node.py: fast_apply)
+            return self.apply(grad)
 
 
 @op(LogBackward0, inplace=True)

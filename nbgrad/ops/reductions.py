@@ -24,7 +24,7 @@ from ..backend import array_module
 from ..tensor import Tensor
 from .selection import maximum, minimum, where
 from .declare import op
-from .dims import normalize_dims, numpy_spelling
+from .dims import broadcast_axes, normalize_dims, numpy_spelling
 from .elementwise import meta, to_input
 from .operands import tensor_operand, zeros_like
 from .shape import cat
@@ -411,8 +411,7 @@ def sum_to_size(input: Tensor, *size: int | Shape) -> Tensor:
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
-                                     if s == 1 and shape[lead + i] != 1)
+    axes = broadcast_axes(shape, size)
     data = x._data.sum(axis=axes, keepdims=True)
     out = Tensor._make(data.reshape(size))
     if should_record(x):
