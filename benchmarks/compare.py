@@ -6,9 +6,11 @@
 The full suite (``run.py``) compares engines; between two of its runs the machine's speed
 can drift by more than a change is worth. Here the commit's ``nbgrad/`` is written out
 (from git) as a package named ``nbgrad_base`` and both versions run in the same process,
-round by round, alternating which goes first: the MLP training step of ``run.py`` (batch 64)
-and the op chain of the overhead row. The figure is the median over rounds of new / old
-measured in the same round, so a drift that is slow compared with one round cancels out.
+round by round, alternating which goes first: an epoch of each batch-64 MLP of ``run.py``
+(``nn`` layers with ``F.cross_entropy``, and the loss from basic ops), the op chain of the
+overhead row, and a 10^4-deep chain of ``x + 1``. The figure is the median over rounds of
+new / old measured in the same round, so a drift that is slow compared with one round
+cancels out.
 
 Run it once with no change in the working tree (an A/A run) to see what noise alone reads:
 on the project machine, A/A runs of 61 to 101 rounds read between 0.99 and 1.03. A figure
@@ -34,6 +36,7 @@ sys.path[:0] = [ROOT, HERE]
 
 import numpy as np  # noqa: E402
 
+import basic_mlp  # noqa: E402
 import mlp  # noqa: E402
 import overhead  # noqa: E402
 
@@ -71,6 +74,29 @@ def mlp_workload(lib):
     return run
 
 
+def basic_mlp_workload(lib):
+    """One epoch of the basic-op MLP at batch 64, as ``run.py`` times it."""
+    X, onehot = basic_mlp.load_data()
+    engine = type("MLP", (basic_mlp.TensorMLP,), {"lib": lib})(basic_mlp.initial_weights())
+    batches = [engine.prepare(*b) for b in basic_mlp.batches(X, onehot, 64, 0)]
+
+    def run():
+        for batch in batches:
+            engine.step(batch)
+    return run
+
+
+def depth_workload(lib, n=10**4):
+    """``x = x + 1`` chained ``n`` times from a 0-d leaf, then backward."""
+    def run():
+        x = lib.zeros((), requires_grad=True)
+        y = x
+        for _ in range(n):
+            y = y + 1
+        y.backward()
+    return run
+
+
 def chain_workload(lib):
     """Five op chains of the overhead row (2000 operations each, then backward)."""
     x0 = overhead.start_values()
@@ -79,8 +105,12 @@ def chain_workload(lib):
     def run():
         for _ in range(5):
             x = lib.from_numpy(x0.copy()).requires_grad_()
-            chain(x, lib.ones_like(x.detach()))
+            chain(x)
     return run
+
+
+WORKLOADS = {"MLP epoch, batch 64": mlp_workload, "basic-op MLP epoch": basic_mlp_workload,
+             "op chain": chain_workload, "depth 10^4": depth_workload}
 
 
 def compare(workloads, rounds):
@@ -111,8 +141,7 @@ def main():
     import nbgrad
     with tempfile.TemporaryDirectory() as tmp:
         base = load_commit(args.revision, tmp)
-        workloads = {"MLP step, batch 64": (mlp_workload(base), mlp_workload(nbgrad)),
-                     "op chain": (chain_workload(base), chain_workload(nbgrad))}
+        workloads = {name: (make(base), make(nbgrad)) for name, make in WORKLOADS.items()}
         ratios = compare(workloads, args.rounds)
     print(f"working tree / {args.revision}, median over {args.rounds} rounds "
           "(below 1: the working tree is faster)")

@@ -40,11 +40,10 @@ def profile_chain(chains=20, limit=15):
     chain = overhead.autograd_chain(ng)
     x0 = overhead.start_values()
     leaves = [ng.from_numpy(x0.copy()).requires_grad_() for _ in range(chains)]
-    seed = ng.ones_like(leaves[0].detach())
     profiler = cProfile.Profile()
     profiler.enable()
     for x in leaves:
-        chain(x, seed)
+        chain(x)
     profiler.disable()
-    return (f"nbgrad op chain, {chains} x {overhead.N_OPS} ops, top {limit} by tottime:\n"
+    return (f"nbgrad op chain, {chains} x {overhead.OPS} ops, top {limit} by tottime:\n"
             + _top(profiler, limit))
