@@ -115,14 +115,20 @@ class TensorMLP:
 
 
 def dezero_module():
-    """DeZero when installed, else None. Its 0.0.13 release names ``np.int``, which NumPy 2
-    removed: the alias is restored for it (nothing else in the run uses it)."""
-    if not hasattr(np, "int"):
-        np.int = int
+    """DeZero when installed, else None. Its 0.0.13 release names ``np.int`` (removed in
+    NumPy 2) while it is imported: the alias exists only for that import."""
+    import importlib.util
+
+    if importlib.util.find_spec("dezero") is None:
+        return None
+    if hasattr(np, "int"):
+        import dezero
+        return dezero
+    np.int = int
     try:
         import dezero
-    except ImportError:
-        return None
+    finally:
+        del np.int
     return dezero
 
 
