@@ -98,10 +98,8 @@ def meta(value, out):
     dtype: the common case, which then costs nothing in backward)."""
     if not isinstance(value, Tensor):
         return None
-    data, result = value._data, out._data
-    if data.shape == result.shape and data.dtype == result.dtype:
-        return None
-    return (data.shape, data.dtype)
+    result = out._data
+    return _meta(value._data, result.shape, result.dtype)
 
 
 def metas(a, b, out):
@@ -115,8 +113,22 @@ def metas(a, b, out):
         tensor = a if isinstance(a, Tensor) else b
         if tensor._data.dtype is out._data.dtype:
             return NOTHING_TO_DO
-    a_meta, b_meta = meta(a, out), meta(b, out)
+        a_meta, b_meta = meta(a, out), meta(b, out)
+    else:  # the output's shape read once (NumPy builds the tuple on every read)
+        result = out._data
+        shape, dtype = result.shape, result.dtype
+        a_meta, b_meta = _meta(a._data, shape, dtype), _meta(b._data, shape, dtype)
     return NOTHING_TO_DO if a_meta is None and b_meta is None else (a_meta, b_meta)
+
+
+def _meta(data, shape, dtype):
+    """``meta`` of an operand's array against the output's ``shape`` and ``dtype``."""
+    if data.dtype is dtype or data.dtype == dtype:  # NumPy's own dtypes are shared objects
+        data_shape = data.shape
+        if data_shape == shape:
+            return None
+        return (data_shape, dtype)
+    return (data.shape, data.dtype)
 
 
 NOTHING_TO_DO = (None, None)
