@@ -648,3 +648,59 @@ def test_data_ptr_is_numpys_address():
     x = ng.arange(6.0).reshape(2, 3)
     assert x.data_ptr() == x._data.ctypes.data
     assert x[1].data_ptr() == x._data[1].__array_interface__["data"][0]
+
+
+def _no_hooks_in_force(M):
+    """A saved tensor made now takes hooks of its own: none are in force (PyTorch's check)."""
+    y = M.tensor(1.0, requires_grad=True).exp()
+    return y.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)
+
+
+def test_a_hooks_block_entered_during_backward_does_not_outlive_it():
+    """An ``unpack`` hook that enters its own block again and never leaves it: the pass
+    leaves the hooks as it found them, so the hook is freed and later backwards work."""
+    def program(M):
+        def scope():
+            def unpack(x):
+                weak_ctx().__enter__()
+                return x
+
+            ctx = M.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+            weak_ctx = weakref.ref(ctx)
+            x = leaf(M, [[0.5, 1.0], [1.5, 2.0]])
+            with ctx:
+                x.sin().sum().backward()
+            return weakref.ref(unpack), x.grad
+
+        gc.disable()
+        try:
+            unpack_ref, grad = scope()
+            freed = unpack_ref() is None
+        finally:
+            gc.enable()
+        w = leaf(M, [1.0, 2.0])
+        (w * w).sum().backward()
+        return freed, grad, w.grad, _no_hooks_in_force(M)
+    check(program)
+
+
+def test_a_hooks_block_left_during_backward_does_not_crash():
+    """The opposite misuse: ``unpack`` leaves a block that was entered outside backward."""
+    def program(M):
+        def unpack(x):
+            ctx_1.__exit__()
+            return x
+
+        ctx_1 = M.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+        ctx_2 = M.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
+        grads = []
+        for _ in range(3):
+            with ctx_2:
+                ctx_1.__enter__()
+                x = leaf(M, [0.5, 1.0])
+                x.sin().sum().backward()
+                grads.append(x.grad)
+        for _ in range(3):
+            ctx_1.__exit__()
+        return grads, _no_hooks_in_force(M)
+    check(program)

@@ -42,6 +42,7 @@ from ..dtypes import from_numpy_dtype
 from .anomaly import anomaly, check_nan, report_failure
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad
+from .saved import hook_stack, restore_hooks
 
 
 def execute(roots, root_grads, retain_graph, create_graph, inputs=None, capture=False):
@@ -58,10 +59,12 @@ def execute(roots, root_grads, retain_graph, create_graph, inputs=None, capture=
         return _on_fresh_thread(execute, roots, root_grads, retain_graph, create_graph,
                                 inputs, capture)
     _nesting.depth = depth + 1
+    hooks = hook_stack.pairs  # saved-tensor hooks: the pass leaves them as it found them
     try:
         return run_backward(roots, root_grads, retain_graph, create_graph, inputs, capture)
     finally:
         _nesting.depth = depth
+        restore_hooks(hooks)
 
 
 class _Nesting(threading.local):

@@ -392,6 +392,17 @@ def pop_hooks():
         hooks_in_use.count -= 1
 
 
+def restore_hooks(pairs):
+    """Make ``pairs`` this thread's hooks again: what a backward pass entered or left while
+    it ran (an ``unpack`` hook that opens a ``saved_tensors_hooks`` block and never closes
+    it) does not outlive the pass, as PyTorch restores a graph task's thread-local state."""
+    current = hook_stack.pairs
+    if current is not pairs:
+        hook_stack.pairs = pairs
+        with _count_lock:
+            hooks_in_use.count += len(pairs) - len(current)
+
+
 def packed(values, tensors):
     """``values`` (a node's saved tuple) with each saved tensor packed by this thread's
     innermost hooks; ``tensors[i]`` is the tensor behind ``values[i]``."""
