@@ -545,18 +545,46 @@ def _reference_cycle_warning_of_torch():
 def test_backward_with_create_graph_warns_of_the_reference_cycle_once(monkeypatch):
     import warnings
 
+    from nbgrad import warn
     from nbgrad.autograd import functional
 
-    monkeypatch.setitem(functional._warned, "reference cycle", False)
+    monkeypatch.setattr(warn, "_given", set())  # as in a fresh process
     x = ng.ones(2, requires_grad=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ng.autograd.grad((x * x).sum(), x, create_graph=True)  # no .grad: no cycle, no warning
+        (x * x).sum().backward(create_graph=True, inputs=[x])  # PyTorch does not warn here
         assert not caught
-        (x * x).sum().backward(create_graph=True, inputs=[x])
         (x * x).sum().backward(create_graph=True)
+        (x * x).sum().backward(create_graph=True)  # once per process
     assert [str(w.message) for w in caught] == [_reference_cycle_warning_of_torch()]
     assert caught[0].filename == __file__  # it points at the user's backward call
+    assert str(caught[0].message) == functional.REFERENCE_CYCLE_WARNING
+
+
+def test_backward_with_create_graph_warns_every_time_under_set_warn_always(monkeypatch):
+    """PyTorch's test_backward_create_graph_warns: with ``set_warn_always(True)`` each
+    backward(create_graph=True) warns, ``autograd.grad`` never does."""
+    import warnings
+
+    from nbgrad import warn
+
+    monkeypatch.setattr(warn, "_given", set())
+    previous = ng.is_warn_always_enabled()
+    ng.set_warn_always(True)
+    try:
+        b = ng.randn(3, requires_grad=True, dtype=ng.double)
+        c = b * b
+        for _ in range(2):
+            with warnings.catch_warnings(record=True) as caught:
+                c.backward(ng.ones_like(c), create_graph=True)
+            b.grad = None
+            assert any("Using backward() with create_graph=True" in str(w.message) for w in caught)
+        with warnings.catch_warnings(record=True) as caught:
+            ng.autograd.grad(c, b, ng.ones_like(c), create_graph=True)
+        assert not any("Using backward() with create_graph=True" in str(w.message) for w in caught)
+    finally:
+        ng.set_warn_always(previous)
 
 
 # -- 9. a loss saves its target and weights ----------------------------------------------------

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 from .. import backend
 from ..core.engine import execute
 from ..ops.methods import tensor_method
 from ..tensor import Tensor
+from ..warn import warn_once
 from . import graph
 
 __all__ = ["backward", "grad"]
@@ -114,8 +114,8 @@ def backward(tensors: Tensor | Sequence[Tensor],
     roots = _root_edges(outputs)
     grads = _root_grads(outputs, grad_tensors)
     edges = None if inputs is None else _backward_input_edges(inputs)
-    if create_graph:
-        _warn_reference_cycle()
+    if create_graph and inputs is None:  # with inputs=, PyTorch does not warn
+        warn_once(REFERENCE_CYCLE_WARNING, UserWarning, stacklevel=3)  # at the user's backward()
     execute(roots, grads, retain_graph, create_graph, inputs=edges)
 
 
@@ -140,14 +140,6 @@ REFERENCE_CYCLE_WARNING = (
     "make sure to reset the .grad fields of your parameters to None after use to break the "
     "cycle and avoid the leak."
 )
-_warned = {"reference cycle": False}
-
-
-def _warn_reference_cycle():
-    # Once per process, as PyTorch warns (TORCH_WARN_ONCE).
-    if not _warned["reference cycle"]:
-        _warned["reference cycle"] = True
-        warnings.warn(REFERENCE_CYCLE_WARNING, UserWarning, stacklevel=4)
 
 
 @tensor_method("backward")
