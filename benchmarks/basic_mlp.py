@@ -121,14 +121,14 @@ def dezero_module():
 
     if importlib.util.find_spec("dezero") is None:
         return None
-    if hasattr(np, "int"):
-        import dezero
-        return dezero
-    np.int = int
+    aliased = not hasattr(np, "int")
+    if aliased:
+        np.int = int
     try:
         import dezero
     finally:
-        del np.int
+        if aliased:
+            del np.int
     return dezero
 
 
